@@ -1,0 +1,98 @@
+"""Array-library backends for refjax, installed as ``refjax.backends``.
+
+The core of refjax never calls NumPy or CuPy kernels directly: every
+primitive implementation asks the active backend (``refjax._src.backend.get()``)
+for its array namespace or for one of the few kernels whose spelling differs
+between libraries.  A backend is a small object implementing :class:`Backend`.
+
+Adding a library means writing one subclass and naming it in ``REGISTRY``.
+"""
+import importlib
+
+__all__ = ["Backend", "REGISTRY", "load"]
+
+
+class Backend:
+    """The interface every backend implements.
+
+    Attributes:
+      name: the name used by ``refjax_backend`` / ``REFJAX_BACKEND``.
+      platform: the JAX platform name of its devices (``"cpu"``, ``"gpu"``).
+      xp: the array namespace (``numpy`` or ``cupy``); elementwise math,
+        reshapes and reductions are spelled the NumPy way through it.
+    """
+
+    name = None
+    platform = None
+    xp = None
+
+    # -- data movement ----------------------------------------------------
+    def asarray(self, value, dtype=None):
+        """A backend array holding ``value`` (host data is copied over)."""
+        raise NotImplementedError(f"{type(self).__name__}.asarray")
+
+    def to_host(self, array):
+        """A NumPy array with the contents of backend array ``array``."""
+        raise NotImplementedError(f"{type(self).__name__}.to_host")
+
+    def is_array(self, value):
+        """Whether ``value`` is this backend's native array type."""
+        return isinstance(value, self.xp.ndarray)
+
+    def block_until_ready(self, array):
+        """Wait for pending work on ``array``; synchronous backends return."""
+        return array
+
+    # -- devices ----------------------------------------------------------
+    def device_count(self):
+        """How many physical devices the library sees."""
+        raise NotImplementedError(f"{type(self).__name__}.device_count")
+
+    def device_kind(self):
+        """JAX's ``device_kind`` string for this backend's devices."""
+        raise NotImplementedError(f"{type(self).__name__}.device_kind")
+
+    # -- kernels whose spelling differs between libraries -----------------
+    # Scatter contract: ``indices`` is a tuple of in-bounds integer arrays,
+    # one per axis of ``target``, broadcastable against each other and
+    # ``updates``; ``target`` is a fresh C-contiguous array updated in place
+    # and returned.  Duplicate positions must all take effect.
+    def scatter_add(self, target, indices, updates):
+        """``target[indices] += updates`` in place, accumulating duplicates."""
+        raise NotImplementedError(f"{type(self).__name__}.scatter_add")
+
+    def scatter_mul(self, target, indices, updates):
+        raise NotImplementedError(f"{type(self).__name__}.scatter_mul")
+
+    def scatter_min(self, target, indices, updates):
+        raise NotImplementedError(f"{type(self).__name__}.scatter_min")
+
+    def scatter_max(self, target, indices, updates):
+        raise NotImplementedError(f"{type(self).__name__}.scatter_max")
+
+    def __repr__(self):
+        return f"<refjax backend {self.name!r}>"
+
+
+# name -> "module:class", imported only when chosen so that a missing CuPy
+# costs nothing until someone asks for it.
+REGISTRY = {
+    "numpy": "refjax.backends.numpy_backend:NumpyBackend",
+    "cupy": "refjax.backends.cupy_backend:CupyBackend",
+}
+
+
+def load(name):
+    """Instantiate the backend called ``name``.
+
+    Raises ValueError for an unknown name and RuntimeError (from the backend)
+    when its library or hardware is missing.
+    """
+    try:
+        target = REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown refjax backend {name!r}; choose one of "
+                         f"{sorted(REGISTRY)}") from None
+    module_name, class_name = target.split(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, class_name)()

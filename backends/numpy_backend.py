@@ -1,0 +1,43 @@
+"""The default backend: NumPy on the host CPU."""
+import numpy as np
+
+from refjax.backends import Backend
+
+
+class NumpyBackend(Backend):
+    name = "numpy"
+    platform = "cpu"
+    xp = np
+
+    def asarray(self, value, dtype=None):
+        return np.asarray(value, dtype=dtype)
+
+    def to_host(self, array):
+        return np.asarray(array)
+
+    def is_array(self, value):
+        return type(value) is np.ndarray or isinstance(value, np.ndarray)
+
+    def device_count(self):
+        return 1
+
+    def device_kind(self):
+        return "cpu"
+
+    # np.ufunc.at is NumPy's unbuffered scatter: duplicates accumulate.
+    def scatter_add(self, target, indices, updates):
+        np.add.at(target, indices, updates)
+        return target
+
+    def scatter_mul(self, target, indices, updates):
+        np.multiply.at(target, indices, updates)
+        return target
+
+    def scatter_min(self, target, indices, updates):
+        np.minimum.at(target, indices, updates)
+        return target
+
+    def scatter_max(self, target, indices, updates):
+        np.maximum.at(target, indices, updates)
+        return target
+

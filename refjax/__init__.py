@@ -1,0 +1,39 @@
+"""refjax: a readable pure-Python reference implementation of JAX.
+
+``import refjax as jax`` runs JAX programs on NumPy (or CuPy).  The public
+modules mirror JAX's: ``refjax.numpy``, ``refjax.tree_util``, ``refjax.tree``,
+``refjax.dtypes``, ``refjax.errors``; ``refjax.config`` holds the options.
+"""
+__version__ = "0.1.0"
+
+from refjax._src.config import config  # noqa: F401
+from refjax._src import config as _config_module
+from refjax._src.array import Array  # noqa: F401
+from refjax._src.devices import (  # noqa: F401
+    default_backend, device_count, devices, local_device_count,
+    local_devices, process_count, process_index,
+)
+
+from refjax import dtypes, errors, numpy, tree, tree_util  # noqa: F401,E402
+
+# Context managers that override one option for a `with` block (SPEC CFG-3).
+enable_x64 = _config_module.enable_x64
+numpy_dtype_promotion = _config_module.numpy_dtype_promotion
+numpy_rank_promotion = _config_module.numpy_rank_promotion
+debug_nans = _config_module.debug_nans
+debug_infs = _config_module.debug_infs
+disable_jit = _config_module.disable_jit
+default_matmul_precision = _config_module.default_matmul_precision
+threefry_partitionable = _config_module.threefry_partitionable
+debug_key_reuse = _config_module.debug_key_reuse
+checking_leaks = _config_module.check_tracer_leaks
+default_prng_impl = _config_module.default_prng_impl
+legacy_prng_key = _config_module.legacy_prng_key
+
+# refjax.backends lives in backends/ in a source checkout and in
+# refjax/backends once installed; register it under its package name now so
+# that `import refjax.backends` works either way (it is small and imports no
+# array library).
+from refjax._src.backend import _backends_package as _load_backends  # noqa: E402
+
+backends = _load_backends()

@@ -1,0 +1,1 @@
+"""refjax internals: the rules behind the public modules."""

@@ -1,0 +1,234 @@
+"""``jax.Array``: immutable arrays on a device (SPEC ARR-1 .. ARR-9).
+
+``Array`` is the public base class (``isinstance(x, jax.Array)``); tracers
+will derive from it too.  ``ArrayImpl`` is the concrete array: a backend
+buffer plus the JAX-level facts NumPy does not track (weak type, device,
+deletion).  Its buffer is never written after creation.
+"""
+import numpy as np
+
+from refjax._src import backend as _backend
+from refjax._src import devices as _devices
+from refjax._src import dtypes
+
+
+class Array:
+    """The type of every refjax array (``refjax.Array``, ``jnp.ndarray``)."""
+
+    __slots__ = ()
+    # NumPy defers binary operators to us when an Array is on either side.
+    __array_priority__ = 100
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "JAX arrays are immutable and do not support in-place item "
+            "assignment. Instead of x[idx] = y, use x = x.at[idx].set(y) or "
+            "another .at[] method: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+    def __delitem__(self, index):
+        raise TypeError(
+            "JAX arrays are immutable and do not support item deletion. "
+            "Build a new array instead, e.g. with jnp.delete(x, idx).")
+
+
+class ArrayImpl(Array):
+    """A concrete array: an immutable backend buffer with JAX's metadata."""
+
+    __slots__ = ("_buffer", "_dtype", "weak_type", "_device", "_committed",
+                 "_deleted_shape", "__weakref__")
+    __hash__ = None  # unhashable, as in JAX (SPEC ARR-3)
+
+    def __init__(self, buffer, dtype, weak_type=False, device=None,
+                 committed=False):
+        self._buffer = buffer
+        self._dtype = dtype
+        self.weak_type = weak_type
+        self._device = device
+        self._committed = committed
+
+    # -- data access -------------------------------------------------------
+    @property
+    def _value(self):
+        """The backend buffer; raises RuntimeError once the array is deleted."""
+        buf = self._buffer
+        if buf is None:
+            raise RuntimeError(
+                f"Array has been deleted with shape={self._dtype.name}"
+                f"{list(self._deleted_shape)}.")
+        return buf
+
+    def _host(self):
+        """The contents as a read-only NumPy array (SPEC ARR-3)."""
+        host = _backend.get().to_host(self._value)
+        if host.flags.writeable:
+            host.flags.writeable = False
+        return host
+
+    # -- metadata ----------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return tuple(self._value.shape)
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return int(self._value.size)
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self._dtype.itemsize
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def committed(self):
+        return self._committed
+
+    def devices(self):
+        """The set of devices holding this array."""
+        return {self._device or _devices.default_device()}
+
+    @property
+    def device(self):
+        return self._device or _devices.default_device()
+
+    def is_deleted(self):
+        return self._buffer is None
+
+    def delete(self):
+        """Free the buffer; later use raises RuntimeError (SPEC ARR-8)."""
+        if self._buffer is not None:
+            self._deleted_shape = self._buffer.shape
+            self._buffer = None
+
+    def block_until_ready(self):
+        _backend.get().block_until_ready(self._value)
+        return self
+
+    # -- conversions (concrete values only) ---------------------------------
+    def __array__(self, dtype=None, copy=None):
+        host = self._host()
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        if copy:
+            return host.copy()
+        return host
+
+    def item(self, *args):
+        if args:
+            return self._host().item(*args)
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self._host().item()
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def _scalar(self, kind):
+        if self.ndim:
+            raise TypeError("Only scalar arrays can be converted to Python "
+                            f"scalars; got arr.ndim={self.ndim}")
+        return kind(self._host()[()])
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if self.ndim or not dtypes.issubdtype(self._dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a "
+                            "scalar index.")
+        return int(self._host()[()])
+
+    def __bool__(self):
+        if self.size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous. "
+                             "Use `array.size > 0` to check that an array is "
+                             "not empty.")
+        if self.size > 1:
+            raise ValueError("The truth value of an array with more than one "
+                             "element is ambiguous. Use a.any() or a.all()")
+        return bool(self._host().reshape(()))
+
+    def __len__(self):
+        if not self.ndim:
+            raise TypeError("len() of unsized object")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d array")
+        value = self._value
+        return (ArrayImpl(value[i], self._dtype, self.weak_type, self._device,
+                          self._committed) for i in range(value.shape[0]))
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self._host()[()], spec)
+        return format(str(self), spec)
+
+    # -- eager methods (re-expressed through primitives by the tracing core) --
+    def astype(self, dtype, copy=False, device=None):
+        """A copy converted to ``dtype`` with JAX's casting rules (SPEC DT-13)."""
+        from refjax._src import casting
+        new_dtype = dtypes.check_user_dtype(dtype, "astype")
+        return ArrayImpl(casting.convert(self._value, self._dtype, new_dtype,
+                                         warn_complex=True),
+                         new_dtype, False, self._device, self._committed)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        xp = _backend.get().xp
+        return ArrayImpl(xp.transpose(self._value, axes or None), self._dtype,
+                         self.weak_type, self._device, self._committed)
+
+    def copy(self):
+        return ArrayImpl(self._value.copy(), self._dtype, self.weak_type,
+                         self._device, self._committed)
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        from refjax._src.numpy_creation import array as _array
+        return (_array, (self._host(), self._dtype))
+
+    # -- printing (SPEC ARR-5) ---------------------------------------------
+    def __repr__(self):
+        return array_repr(self._host(), self._dtype, self.weak_type)
+
+    def __str__(self):
+        return str(self._host())
+
+
+def array_repr(host, dtype, weak_type):
+    """``Array([...], dtype=..., weak_type=True)`` laid out as JAX prints it."""
+    suffix = f"dtype={dtype.name}" + (", weak_type=True" if weak_type else "")
+    if host.size == 0:
+        return f"Array([], shape={host.shape}, {suffix})"
+    prefix = "Array("
+    body = np.array2string(host, prefix=prefix, suffix=",", separator=", ")
+    return f"{prefix}{body}, {suffix})"

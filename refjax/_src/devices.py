@@ -1,0 +1,89 @@
+"""Devices as JAX shows them (SPEC ARR-9).
+
+A device is a place an array lives: one per physical device of the active
+backend, or ``jax_num_cpu_devices`` simulated CPU devices on NumPy.  The
+sharding layer (Mesh, NamedSharding, pmap) builds on this list.
+"""
+from refjax._src import backend as _backend
+from refjax._src import config as _config
+
+_cache = {}
+
+
+class Device:
+    """One device; compares by (platform, id) and prints as JAX does."""
+
+    __slots__ = ("id", "platform", "device_kind", "process_index", "_repr_name")
+
+    def __init__(self, id, platform, device_kind, repr_name):
+        self.id = id
+        self.platform = platform
+        self.device_kind = device_kind
+        self.process_index = 0
+        self._repr_name = repr_name
+
+    @property
+    def client(self):
+        return None
+
+    def __repr__(self):
+        return f"{self._repr_name}(id={self.id})"
+
+    def __str__(self):
+        return f"{self.platform}:{self.id}"
+
+    def __eq__(self, other):
+        return (isinstance(other, Device) and other.platform == self.platform
+                and other.id == self.id)
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+
+def _device_count(be):
+    if be.platform == "cpu":
+        n = _config.num_cpu_devices.value
+        return 1 if n is None or n < 1 else n
+    return be.device_count()
+
+
+def devices(backend=None):
+    """All devices of the active backend, in id order."""
+    be = _backend.get()
+    key = (be.name, _device_count(be))
+    found = _cache.get(key)
+    if found is None:
+        name = "CpuDevice" if be.platform == "cpu" else "CudaDevice"
+        found = [Device(i, be.platform, be.device_kind(), name)
+                 for i in range(key[1])]
+        _cache[key] = found
+    _config.mark_devices_in_use()
+    return list(found)
+
+
+def default_device():
+    return devices()[0]
+
+
+def local_devices(process_index=None, backend=None):
+    return devices(backend)
+
+
+def device_count(backend=None):
+    return len(devices(backend))
+
+
+def local_device_count(backend=None):
+    return device_count(backend)
+
+
+def process_index(backend=None):
+    return 0
+
+
+def process_count(backend=None):
+    return 1
+
+
+def default_backend():
+    return _backend.get().platform

@@ -1,0 +1,34 @@
+"""The refjax-conformance console script prints a per-area table."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "refjax._src.conformance_cli", *args],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.mark.spec("BE-3")
+def test_table_counts_passes_per_area():
+    result = _cli("-k", "promote_types or unhashable")
+    assert result.returncode == 0, result.stdout[-3000:]
+    lines = result.stdout.splitlines()
+    start = lines.index("Conformance of 'refjax' (SPEC.md areas)")
+    table = lines[start:]
+    rows = {line.split()[0]: line.split() for line in table[1:] if line and line[0].isalpha()}
+    assert rows["DT"][-3:] == ["3", "0", "0"]
+    assert rows["ARR"][-3:] == ["1", "0", "0"]
+    assert rows["total"][-3:] == ["4", "0", "0"]
+    assert "Dtypes, promotion and weak types" in " ".join(rows["DT"])
+
+
+@pytest.mark.spec("BE-3")
+def test_unknown_implementation_is_reported():
+    result = _cli("--impl", "no_such_module_xyz", "-k", "unhashable")
+    assert result.returncode != 0
+    assert "--impl=no_such_module_xyz: cannot import it" in result.stdout + result.stderr
