@@ -4,7 +4,6 @@ Python scalars give weakly typed arrays; lists, NumPy arrays and explicit
 dtypes give strong ones.  64-bit requests are canonicalized (and warn when
 explicit) unless x64 is on.
 """
-import builtins
 import operator
 
 import numpy as np
@@ -130,33 +129,38 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
 
 
 def _to_requested(obj, dt):
-    if type(obj) in (bool, int, float, complex):
-        if type(obj) is complex and dt.kind != "c":
+    """Host data of ``obj`` converted to the requested dtype ``dt``.
+
+    Python ints go straight into an integer dtype, so that NumPy rejects
+    those that do not fit (DT-8); everything else converts with JAX's
+    casting rules (DT-13).
+    """
+    if _python_scalars_only(obj):
+        if any(type(v) is complex for v in _leaves(obj)) and dt.kind != "c":
             raise TypeError("float() argument must be a string or a real "
                             "number, not 'complex'")
-        if type(obj) is int and dtypes.issubdtype(dt, np.integer):
+        if dtypes.issubdtype(dt, np.integer) and all(
+                type(v) in (bool, int) for v in _leaves(obj)):
             return np.asarray(obj, dtype=dt)
         return _cast_host(np.asarray(obj), dt)
-    if isinstance(obj, (list, tuple)) and builtins.all(
-            type(leaf) in (bool, int, float, complex) for leaf in _leaves(obj)):
-        if dtypes.issubdtype(dt, np.integer) and not builtins.any(
-                type(leaf) in (float, complex) for leaf in _leaves(obj)):
-            return np.asarray(obj, dtype=dt)
     host, _, _ = _infer(obj)
     return _cast_host(host, dt)
 
 
+def _python_scalars_only(obj):
+    return all(type(v) in (bool, int, float, complex) for v in _leaves(obj))
+
+
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """Like ``array`` but returns ``a`` itself when nothing needs to change."""
-    if isinstance(a, ArrayImpl) and copy is not True:
-        if dtype is None:
+    if dtype is None:
+        if isinstance(a, ArrayImpl) and copy is not True:
             return a
-        if dtypes.check_user_dtype(dtype, "asarray") == a.dtype and not a.weak_type:
-            return a
-    if dtype is not None:
-        dt = dtypes.check_user_dtype(dtype, "asarray")
-        return _make(_to_requested(a, dt), dt, False)
-    return array(a, copy=bool(copy))
+        return array(a, copy=bool(copy))
+    dt = dtypes.check_user_dtype(dtype, "asarray")
+    if isinstance(a, ArrayImpl) and copy is not True and dt == a.dtype and not a.weak_type:
+        return a
+    return _make(_to_requested(a, dt), dt, False)
 
 
 # -- shapes ----------------------------------------------------------------
@@ -173,7 +177,7 @@ def canonicalize_shape(shape, context="Shapes"):
             raise TypeError("Shapes must be 1D sequences of concrete values of "
                             f"integer type, got {tuple(shape)}.") from None
     dims = tuple(dims)
-    if builtins.any(d < 0 for d in dims):
+    if any(d < 0 for d in dims):
         raise TypeError("broadcast_in_dim shape must have every element be "
                         f"nonnegative, got {dims}.")
     return dims
@@ -269,7 +273,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     if dtype is None:
         dt = dtypes.result_type(*bounds)
         if dtypes.issubdtype(dt, np.integer) or dt == dtypes.bool_:
-            dt = dtypes.default_int_dtype() if builtins.all(
+            dt = dtypes.default_int_dtype() if all(
                 type(b) in (int, bool) for b in bounds) else dtypes.canonicalize_dtype(dt)
     else:
         dt = dtypes.check_user_dtype(dtype, "arange")

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 _PUBLIC_MODULE = "refjax.tree_util"
 
 # ---------------------------------------------------------------------------
-# 1. Key path entries (SPEC TREE-14)
+# 1. Key path entries (SPEC TREE-15)
 # ---------------------------------------------------------------------------
 
 
@@ -49,7 +49,7 @@ def _as_index(value, cls_name, field):
 
 
 class SequenceKey:
-  """Key of a child of a list or tuple: its position ``idx`` (SPEC TREE-14)."""
+  """Key of a child of a list or tuple: its position ``idx`` (SPEC TREE-15)."""
   __slots__ = ("_idx",)
   __match_args__ = ("idx",)
 
@@ -76,7 +76,7 @@ class SequenceKey:
 
 
 class DictKey:
-  """Key of a child of a dict-like node: the dict key ``key`` (SPEC TREE-14)."""
+  """Key of a child of a dict-like node: the dict key ``key`` (SPEC TREE-15)."""
   __slots__ = ("_key",)
   __match_args__ = ("key",)
 
@@ -103,7 +103,7 @@ class DictKey:
 
 
 class GetAttrKey:
-  """Key of a child stored as an attribute ``name`` (SPEC TREE-14)."""
+  """Key of a child stored as an attribute ``name`` (SPEC TREE-15)."""
   __slots__ = ("_name",)
   __match_args__ = ("name",)
 
@@ -133,7 +133,7 @@ class GetAttrKey:
 
 
 class FlattenedIndexKey:
-  """Key of the ``key``-th child of a node registered without keys (SPEC TREE-14)."""
+  """Key of the ``key``-th child of a node registered without keys (SPEC TREE-15)."""
   __slots__ = ("_key",)
   __match_args__ = ("key",)
 
@@ -171,7 +171,7 @@ def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
 
   With ``simple=True`` a known key entry renders as its bare value (``0``,
   ``a``, ``name``) instead of ``[0]``, ``['a']``, ``.name``; anything else
-  renders with ``str`` (SPEC TREE-15).
+  renders with ``str`` (SPEC TREE-16).
   """
   if simple:
     return separator.join(map(_simple_key_str, keys))
@@ -189,7 +189,7 @@ def _simple_key_str(key) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 2. The registry (SPEC TREE-1..9, TREE-20..24)
+# 2. The registry (SPEC TREE-1..7, TREE-22..26)
 # ---------------------------------------------------------------------------
 
 # The kinds of node a PyTreeDef can hold.  CUSTOM covers every registered
@@ -328,23 +328,23 @@ def _warn_iterable_leaf(t):
 
 
 def is_tree_node(typ: type) -> bool:
-  """True if values of type ``typ`` are pytree nodes (registered or namedtuple)."""
+  """True if values of type ``typ`` are pytree nodes (SPEC TREE-21)."""
   if typ in _registry:
     return True
   return isinstance(typ, type) and _node_type_of(typ) is not None
 
 
 # ---------------------------------------------------------------------------
-# 3. Flattening (SPEC TREE-1..8, TREE-13, TREE-16)
+# 3. Flattening (SPEC TREE-1..8, TREE-14, TREE-21)
 # ---------------------------------------------------------------------------
 
 
 def _predicate_says_leaf(is_leaf, *args) -> bool:
-  """Calls an is_leaf predicate; it must answer exactly True or False."""
+  """Calls an is_leaf predicate; it must answer True, False or None (SPEC TREE-8)."""
   answer = is_leaf(*args)
   if answer is True:
     return True
-  if answer is False:
+  if answer is False or answer is None:
     return False
   raise ValueError(f"is_leaf predicate returned a non-boolean value "
                    f"{answer!r}; expected a boolean")
@@ -370,7 +370,7 @@ def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
 
 
 def _flatten_with_path(x, path, is_leaf, out: list) -> PyTreeDef:
-  """Like _flatten, but appends (key path, leaf) pairs (SPEC TREE-13)."""
+  """Like _flatten, but appends (key path, leaf) pairs (SPEC TREE-14)."""
   if is_leaf is not None and _predicate_says_leaf(is_leaf, path, x):
     out.append((path, x))
     return _LEAF_DEF
@@ -389,7 +389,7 @@ def _flatten_with_path(x, path, is_leaf, out: list) -> PyTreeDef:
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                  ) -> tuple[list, PyTreeDef]:
-  """The leaves of ``tree`` in order, and its structure (SPEC TREE-1, TREE-10).
+  """The leaves of ``tree`` in order, and its structure (SPEC TREE-1, TREE-9).
 
   ``is_leaf`` is asked about every subtree, the root and ``None`` included,
   before it is taken apart; True makes that subtree a leaf (SPEC TREE-8).
@@ -409,7 +409,7 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None
                    ) -> PyTreeDef:
-  """The PyTreeDef of ``tree`` (SPEC TREE-10)."""
+  """The PyTreeDef of ``tree`` (SPEC TREE-9)."""
   return _flatten(tree, is_leaf, [])
 
 
@@ -422,7 +422,7 @@ def _path_predicate(is_leaf, is_leaf_takes_path):
 def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
                            is_leaf_takes_path: bool = False
                            ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
-  """(key path, leaf) pairs and the structure of ``tree`` (SPEC TREE-13).
+  """(key path, leaf) pairs and the structure of ``tree`` (SPEC TREE-14).
 
   ``is_leaf`` receives ``(path, x)`` when ``is_leaf_takes_path`` is true.
   """
@@ -435,7 +435,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
 def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
                           is_leaf_takes_path: bool = False
                           ) -> list[tuple[KeyPath, Any]]:
-  """The (key path, leaf) pairs of ``tree`` (SPEC TREE-13)."""
+  """The (key path, leaf) pairs of ``tree`` (SPEC TREE-14)."""
   return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
@@ -447,7 +447,7 @@ def _one_level(tree, with_keys: bool):
   if with_keys:
     children, aux = node.flatten_with_keys(tree)
     if kind == _NAMEDTUPLE:
-      # JAX 0.10.2 quirk, kept on purpose (SPEC TREE-19): one level of a
+      # JAX 0.10.2 quirk, kept on purpose (SPEC TREE-21): one level of a
       # namedtuple names every child after its *first* field.
       first = GetAttrKey(type(tree)._fields[0]) if len(tree) else None
       children = [(first, c) for _, c in children]
@@ -459,18 +459,18 @@ def _one_level(tree, with_keys: bool):
 
 
 def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
-  """(children, metadata) of a node; ValueError for a leaf (SPEC TREE-19)."""
+  """(children, metadata) of a node; ValueError for a leaf (SPEC TREE-21)."""
   return _one_level(tree, with_keys=False)
 
 
 def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[Any], Hashable]:
-  """((key, child) pairs, metadata) of a node; ValueError for a leaf (SPEC TREE-19)."""
+  """((key, child) pairs, metadata) of a node; ValueError for a leaf (SPEC TREE-21)."""
   return _one_level(tree, with_keys=True)
 
 
 def all_leaves(iterable: Iterable[Any],
                is_leaf: Callable[[Any], bool] | None = None) -> bool:
-  """True if every element of ``iterable`` is a leaf (SPEC TREE-18)."""
+  """True if every element of ``iterable`` is a leaf (SPEC TREE-21)."""
   if is_leaf is None:
     return all(_node_type_of(type(x)) is None for x in iterable)
   items = list(iterable)
@@ -480,12 +480,12 @@ def all_leaves(iterable: Iterable[Any],
 
 
 # ---------------------------------------------------------------------------
-# 4. PyTreeDef (SPEC TREE-10..12)
+# 4. PyTreeDef (SPEC TREE-9..13)
 # ---------------------------------------------------------------------------
 
 
 class PyTreeDef:
-  """The structure of a pytree: an immutable tree of nodes (SPEC TREE-10).
+  """The structure of a pytree: an immutable tree of nodes (SPEC TREE-9).
 
   Each PyTreeDef is one node: its node type (leaf, None, tuple, list, dict,
   namedtuple, registered class), the node's auxiliary data (dict keys, a
@@ -521,7 +521,7 @@ class PyTreeDef:
   # -- building trees --------------------------------------------------------
 
   def unflatten(self, leaves: Iterable[Any]) -> Any:
-    """A tree of this structure holding ``leaves`` (SPEC TREE-11)."""
+    """A tree of this structure holding ``leaves`` (SPEC TREE-12)."""
     leaves = list(leaves)
     if len(leaves) < self._num_leaves:
       raise ValueError(f"Too few leaves for PyTreeDef; expected "
@@ -534,14 +534,14 @@ class PyTreeDef:
   def flatten_up_to(self, tree: Any) -> list:
     """The subtrees of ``tree`` sitting where this structure has leaves.
 
-    This structure must be a prefix of ``tree`` (SPEC TREE-12).
+    This structure must be a prefix of ``tree`` (SPEC TREE-13).
     """
     out = []
     _flatten_up_to(self, tree, out)
     return out
 
   def from_iterable_tree(self, subtrees: Any) -> Any:
-    """Rebuilds a tree of this structure from nested iterables."""
+    """Rebuilds a tree of this structure from nested iterables (SPEC TREE-11)."""
     return _from_iterable(self, subtrees)
 
   def walk(self, f_node: Callable, f_leaf: Callable | None,
@@ -554,7 +554,7 @@ class PyTreeDef:
     return _walk(self, f_node, f_leaf, iter(leaves))
 
   def compose(self, inner: PyTreeDef) -> PyTreeDef:
-    """This structure with every leaf replaced by ``inner``."""
+    """This structure with every leaf replaced by ``inner`` (SPEC TREE-11)."""
     if self._node is _LEAF_NODE:
       return inner
     return PyTreeDef(self._node, self._aux,
@@ -563,11 +563,11 @@ class PyTreeDef:
   # -- inspecting -------------------------------------------------------------
 
   def children(self) -> list[PyTreeDef]:
-    """The PyTreeDefs of this node's children."""
+    """The PyTreeDefs of this node's children (SPEC TREE-11)."""
     return list(self._children)
 
   def node_data(self):
-    """(node type, metadata) of the root node, or None for a leaf."""
+    """(node type, metadata) of the root node, or None for a leaf (SPEC TREE-11)."""
     node = self._node
     if node is _LEAF_NODE:
       return None
@@ -597,14 +597,11 @@ class PyTreeDef:
   # -- comparing and printing -------------------------------------------------
 
   def __eq__(self, other):
-    if not isinstance(other, PyTreeDef):
-      return NotImplemented
-    return _same_structure(self, other)
+    return isinstance(other, PyTreeDef) and _same_structure(self, other)
 
   def __ne__(self, other):
-    if not isinstance(other, PyTreeDef):
-      return NotImplemented
-    return not _same_structure(self, other)
+    # As in JAX 0.10.2, a non-PyTreeDef is neither equal nor unequal (SPEC TREE-10).
+    return isinstance(other, PyTreeDef) and not _same_structure(self, other)
 
   def __hash__(self):
     """Hashes node kinds, types and arities; metadata is left out (SPEC TREE-10)."""
@@ -718,7 +715,7 @@ _NONE_PREFIX_HINT = (
 
 
 def _flatten_up_to(td: PyTreeDef, x, out: list):
-  """Collects into ``out`` the subtrees of ``x`` at td's leaves (SPEC TREE-12)."""
+  """Collects into ``out`` the subtrees of ``x`` at td's leaves (SPEC TREE-13)."""
   node = td._node
   kind = node.kind
   arity = len(td._children)
@@ -773,22 +770,22 @@ def _flatten_up_to(td: PyTreeDef, x, out: list):
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
-  """A tree of structure ``treedef`` around ``leaves`` (SPEC TREE-11)."""
+  """A tree of structure ``treedef`` around ``leaves`` (SPEC TREE-12)."""
   return treedef.unflatten(leaves)
 
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
-  """The PyTreeDefs of the root's children (SPEC TREE-10)."""
+  """The PyTreeDefs of the root's children (SPEC TREE-11)."""
   return treedef.children()
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
-  """True if the structure has a single node: a leaf, None or an empty container."""
+  """True for a one-node structure: a leaf, None or an empty container (SPEC TREE-11)."""
   return treedef.num_nodes == 1
 
 
 def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
-  """The structure of a tuple whose children have the given structures."""
+  """The structure of a tuple whose children have the given structures (SPEC TREE-11)."""
   children = tuple(treedefs)
   for td in children:
     if not isinstance(td, PyTreeDef):
@@ -798,7 +795,7 @@ def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
 
 
 # ---------------------------------------------------------------------------
-# 5. Functions over trees (SPEC TREE-16..18)
+# 5. Functions over trees (SPEC TREE-17..20)
 # ---------------------------------------------------------------------------
 
 
@@ -809,7 +806,7 @@ def _flatten_rest(treedef, tree, rest, is_leaf, name) -> list[list]:
     try:
       flats.append(treedef.flatten_up_to(other))
     except Exception as e:
-      error = next(iter(prefix_errors(tree, other, is_leaf)), None)
+      error = next(_prefix_mismatches((), tree, other, is_leaf), None)
       raise (e if error is None else error(name)) from None
   return flats
 
@@ -819,7 +816,7 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
   """``f`` applied leafwise; ``tree`` is a prefix of every tree in ``rest``.
 
   A leaf of ``tree`` matches a whole subtree of the others; ``None`` is an
-  empty node, so ``f`` is never called on it (SPEC TREE-16, TREE-2).
+  empty node, so ``f`` is never called on it (SPEC TREE-17, TREE-2).
   """
   leaves, treedef = tree_flatten(tree, is_leaf)
   if not rest:
@@ -831,7 +828,7 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
 def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
                        is_leaf: Callable[..., bool] | None = None,
                        is_leaf_takes_path: bool = False) -> Any:
-  """Like tree_map, but ``f(path, leaf, *others)`` (SPEC TREE-13, TREE-16)."""
+  """Like tree_map, but ``f(path, leaf, *others)`` (SPEC TREE-14, TREE-17)."""
   path_leaves, treedef = tree_flatten_with_path(tree, is_leaf,
                                                 is_leaf_takes_path)
   predicate = None if is_leaf_takes_path else is_leaf
@@ -849,7 +846,7 @@ class Unspecified:
 def tree_reduce(function: Callable[[Any, Any], Any], tree: Any,
                 initializer: Any = Unspecified(),
                 is_leaf: Callable[[Any], bool] | None = None) -> Any:
-  """functools.reduce of ``function`` over the leaves (SPEC TREE-17)."""
+  """functools.reduce of ``function`` over the leaves (SPEC TREE-18)."""
   leaves = tree_leaves(tree, is_leaf)
   if isinstance(initializer, Unspecified):
     return functools.reduce(function, leaves)
@@ -873,13 +870,13 @@ def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any,
                             *, identity: Any = Unspecified(),
                             is_leaf: Callable[[Any], bool] | None = None
                             ) -> Any:
-  """Reduces the leaves pairwise as a balanced tree, halves split at n//2 (SPEC TREE-17)."""
+  """Reduces the leaves pairwise as a balanced tree, halves split at n//2 (SPEC TREE-18)."""
   return _balanced_reduce(tree_leaves(tree, is_leaf), operation, identity)
 
 
 def tree_all(tree: Any, *,
              is_leaf: Callable[[Any], bool] | None = None) -> bool:
-  """True if every leaf is truthy; True for a tree without leaves (SPEC TREE-17)."""
+  """True if every leaf is truthy; True for a tree without leaves (SPEC TREE-18)."""
   return all(tree_leaves(tree, is_leaf))
 
 
@@ -888,7 +885,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
   """Turns an outer tree of inner trees into an inner tree of outer trees.
 
   Only leaf counts are checked: the tree must have outer.num_leaves *
-  inner.num_leaves leaves, else TypeError (SPEC TREE-18).
+  inner.num_leaves leaves, else TypeError (SPEC TREE-19).
   """
   flat, treedef = tree_flatten(pytree_to_transpose)
   if inner_treedef is None:
@@ -911,7 +908,7 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any,
   try:
     subtrees = treedef.flatten_up_to(full_tree)
   except Exception as e:
-    error = next(iter(prefix_errors(prefix_tree, full_tree)), None)
+    error = next(_prefix_mismatches((), prefix_tree, full_tree, None), None)
     raise (e if error is None else
            error("broadcast_prefix prefix_tree")) from None
   result = []
@@ -922,13 +919,13 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any,
 
 def tree_broadcast(prefix_tree: Any, full_tree: Any,
                    is_leaf: Callable[[Any], bool] | None = None) -> Any:
-  """``prefix_tree`` with each leaf copied over its subtree of ``full_tree`` (SPEC TREE-18)."""
+  """``prefix_tree`` with each leaf copied over its subtree of ``full_tree`` (SPEC TREE-20)."""
   leaves = broadcast_prefix(prefix_tree, full_tree, is_leaf)
   return tree_structure(full_tree).unflatten(leaves)
 
 
 # ---------------------------------------------------------------------------
-# 6. Structure-mismatch messages (SPEC TREE-16)
+# 6. Structure-mismatch messages (SPEC TREE-17)
 # ---------------------------------------------------------------------------
 
 
@@ -959,7 +956,7 @@ def _prefix_mismatches(path, prefix, full, is_leaf):
   """Yields error makers for the first mismatch under ``path``, depth first.
 
   As in JAX 0.10.2, ``is_leaf`` is honoured at the top level only
-  (SPEC TREE-16).
+  (SPEC TREE-17).
   """
   structure = tree_structure(prefix, is_leaf)
   if structure.num_nodes == 1 and structure.num_leaves == 1:
@@ -1031,12 +1028,12 @@ def _prefix_mismatches(path, prefix, full, is_leaf):
 
 
 # ---------------------------------------------------------------------------
-# 7. Registration (SPEC TREE-20..24) and the built-in custom nodes
+# 7. Registration (SPEC TREE-22..26) and the built-in custom nodes
 # ---------------------------------------------------------------------------
 
 
 def _checked_flatten(flatten_func):
-  """flatten_func, with its result checked to be (iterable children, aux)."""
+  """flatten_func, with its result checked to be (iterable children, aux) (SPEC TREE-23)."""
   def flatten(x):
     out = flatten_func(x)
     if not isinstance(out, tuple) or len(out) != 2:
@@ -1055,7 +1052,7 @@ def _checked_flatten(flatten_func):
 
 
 def _checked_flatten_with_keys(flatten_with_keys):
-  """flatten_with_keys, with its result checked to be ((key, child)..., aux)."""
+  """flatten_with_keys, its result checked to be ((key, child)..., aux) (SPEC TREE-23)."""
   def flatten(x):
     out = flatten_with_keys(x)
     head = ("The to_iterable_with_keys function for a custom PyTree node "
@@ -1076,7 +1073,7 @@ def _checked_flatten_with_keys(flatten_with_keys):
 
 
 def _indexed_keys(flatten):
-  """A flatten_with_keys that names children FlattenedIndexKey(i) (SPEC TREE-14)."""
+  """A flatten_with_keys that names children FlattenedIndexKey(i) (SPEC TREE-15)."""
   def flatten_with_keys(x):
     children, aux = flatten(x)
     return [(FlattenedIndexKey(i), c) for i, c in enumerate(children)], aux
@@ -1084,6 +1081,7 @@ def _indexed_keys(flatten):
 
 
 def _add_node_type(node: _NodeType, what: str = "custom"):
+  """Adds a node type; each type may be registered once (SPEC TREE-23)."""
   if node.type in _registry:
     raise ValueError(f"Duplicate {what} PyTreeDef type registration for "
                      f"{node.type}.")
@@ -1094,7 +1092,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable,
                          unflatten_func: Callable,
                          flatten_with_keys_func: Callable | None = None
                          ) -> None:
-  """Makes ``nodetype`` a pytree node (SPEC TREE-20).
+  """Makes ``nodetype`` a pytree node (SPEC TREE-22).
 
   ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data,
   children) -> x``, children as a tuple.  Without ``flatten_with_keys_func``
@@ -1112,7 +1110,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable,
 def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
                               unflatten_func: Callable,
                               flatten_func: Callable | None = None) -> None:
-  """Makes ``nodetype`` a node whose children carry the keys it returns (SPEC TREE-20).
+  """Makes ``nodetype`` a node whose children carry the keys it returns (SPEC TREE-22).
 
   ``flatten_with_keys(x) -> (((key, child), ...), aux_data)``.
   ``flatten_func`` is an optional faster variant without keys.
@@ -1127,7 +1125,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
 
 def register_pytree_node_class(cls):
   """Class decorator: registers ``cls`` through its ``tree_flatten`` method and
-  ``tree_unflatten`` classmethod (SPEC TREE-20)."""
+  ``tree_unflatten`` classmethod (SPEC TREE-22)."""
   register_pytree_node(cls, operator.methodcaller("tree_flatten"),
                        cls.tree_unflatten)
   return cls
@@ -1135,7 +1133,7 @@ def register_pytree_node_class(cls):
 
 def register_pytree_with_keys_class(cls):
   """Class decorator: registers ``cls`` through ``tree_flatten_with_keys``,
-  ``tree_unflatten`` and, if defined, ``tree_flatten`` (SPEC TREE-20)."""
+  ``tree_unflatten`` and, if defined, ``tree_flatten`` (SPEC TREE-22)."""
   flatten_func = (operator.methodcaller("tree_flatten")
                   if hasattr(cls, "tree_flatten") else None)
   register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"),
@@ -1144,7 +1142,7 @@ def register_pytree_with_keys_class(cls):
 
 
 def _dataclass_field_split(nodetype, data_fields, meta_fields, drop_fields):
-  """The (data_fields, meta_fields) register_dataclass will use (SPEC TREE-21)."""
+  """The (data_fields, meta_fields) register_dataclass will use (SPEC TREE-24)."""
   if data_fields is None or meta_fields is None:
     if (data_fields is None) != (meta_fields is None):
       raise TypeError(
@@ -1185,7 +1183,7 @@ def _dataclass_field_split(nodetype, data_fields, meta_fields, drop_fields):
 def register_dataclass(nodetype, data_fields=None, meta_fields=None,
                        drop_fields=()):
   """Registers a dataclass-like class: data fields are children, meta fields
-  are static metadata compared for structure equality (SPEC TREE-21).
+  are static metadata compared for structure equality (SPEC TREE-24).
 
   For a dataclass both field lists may be omitted: fields whose metadata has
   ``static=True`` (see ``jax.tree.static``) are meta, the rest data.
@@ -1213,14 +1211,14 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None,
 
 def register_static(cls):
   """Registers ``cls`` as a node with no children whose instances are their own
-  metadata, so they count as structure, not data (SPEC TREE-22)."""
+  metadata, so they count as structure, not data (SPEC TREE-25)."""
   register_pytree_with_keys(cls, lambda x: ((), x), lambda x, children: x)
   return cls
 
 
 def static(**kwargs):
   """A ``dataclasses.field`` marked ``static=True`` in its metadata, for
-  register_dataclass (SPEC TREE-21).  Takes ``dataclasses.field``'s arguments;
+  register_dataclass (SPEC TREE-24).  Takes ``dataclasses.field``'s arguments;
   keys in ``metadata`` override the marker."""
   metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
   return dataclasses.field(metadata=metadata, **kwargs)
@@ -1272,7 +1270,7 @@ class _HashableCallableShim:
 
 class Partial(functools.partial):
   """A functools.partial that is a pytree: the bound positional and keyword
-  arguments are children, the function is static metadata (SPEC TREE-23).
+  arguments are children, the function is static metadata (SPEC TREE-26).
 
   A plain functools.partial is a leaf.
   """
@@ -1301,7 +1299,7 @@ register_pytree_node(
 
 
 class PyTreeRegistry:
-  """The registry as an object, for code written against ``default_registry``."""
+  """The registry as an object, for code written against ``default_registry`` (SPEC TREE-21)."""
 
   def flatten(self, tree, leaf_predicate=None):
     return tree_flatten(tree, leaf_predicate)
