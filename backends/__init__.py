@@ -7,12 +7,13 @@ between libraries.  A backend is a small object implementing :class:`Backend`.
 
 Adding a library means writing one subclass and naming it in ``REGISTRY``.
 """
+import abc
 import importlib
 
 __all__ = ["Backend", "REGISTRY", "load"]
 
 
-class Backend:
+class Backend(abc.ABC):
     """The interface every backend implements.
 
     Attributes:
@@ -27,13 +28,13 @@ class Backend:
     xp = None
 
     # -- data movement ----------------------------------------------------
+    @abc.abstractmethod
     def asarray(self, value, dtype=None):
         """A backend array holding ``value`` (host data is copied over)."""
-        raise NotImplementedError(f"{type(self).__name__}.asarray")
 
+    @abc.abstractmethod
     def to_host(self, array):
         """A NumPy array with the contents of backend array ``array``."""
-        raise NotImplementedError(f"{type(self).__name__}.to_host")
 
     def is_array(self, value):
         """Whether ``value`` is this backend's native array type."""
@@ -44,31 +45,34 @@ class Backend:
         return array
 
     # -- devices ----------------------------------------------------------
+    @abc.abstractmethod
     def device_count(self):
         """How many physical devices the library sees."""
-        raise NotImplementedError(f"{type(self).__name__}.device_count")
 
+    @abc.abstractmethod
     def device_kind(self):
         """JAX's ``device_kind`` string for this backend's devices."""
-        raise NotImplementedError(f"{type(self).__name__}.device_kind")
 
     # -- kernels whose spelling differs between libraries -----------------
     # Scatter contract: ``indices`` is a tuple of in-bounds integer arrays,
     # one per axis of ``target``, broadcastable against each other and
     # ``updates``; ``target`` is a fresh C-contiguous array updated in place
     # and returned.  Duplicate positions must all take effect.
+    @abc.abstractmethod
     def scatter_add(self, target, indices, updates):
         """``target[indices] += updates`` in place, accumulating duplicates."""
-        raise NotImplementedError(f"{type(self).__name__}.scatter_add")
 
+    @abc.abstractmethod
     def scatter_mul(self, target, indices, updates):
-        raise NotImplementedError(f"{type(self).__name__}.scatter_mul")
+        """``target[indices] *= updates`` in place, accumulating duplicates."""
 
+    @abc.abstractmethod
     def scatter_min(self, target, indices, updates):
-        raise NotImplementedError(f"{type(self).__name__}.scatter_min")
+        """``target[indices] = min(target[indices], updates)``, all duplicates."""
 
+    @abc.abstractmethod
     def scatter_max(self, target, indices, updates):
-        raise NotImplementedError(f"{type(self).__name__}.scatter_max")
+        """``target[indices] = max(target[indices], updates)``, all duplicates."""
 
     def __repr__(self):
         return f"<refjax backend {self.name!r}>"
