@@ -74,6 +74,12 @@ class Backend(abc.ABC):
     def scatter_max(self, target, indices, updates):
         """``target[indices] = max(target[indices], updates)``, all duplicates."""
 
+    def special(self, name):
+        """The elementwise special function ``name`` (``erf``, ``erfc``,
+        ``erfinv``, ``gammaln``, ``digamma``) on this backend's arrays."""
+        raise NotImplementedError(f"backend {self.name!r} has no special "
+                                  f"function {name!r}")
+
     def __repr__(self):
         return f"<refjax backend {self.name!r}>"
 

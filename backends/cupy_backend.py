@@ -58,6 +58,9 @@ class CupyBackend(Backend):
         name = props["name"]
         return name.decode() if isinstance(name, bytes) else str(name)
 
+    def special(self, name):
+        return _cupy_special(name)
+
     def scatter_add(self, target, indices, updates):
         self._cupyx.scatter_add(target, indices, updates)
         return target
@@ -96,3 +99,8 @@ def _sequential_scatter(xp, op, target, indices, updates):
         keep = xp.ones(remaining.size, dtype=bool)
         keep[first] = False
         remaining = remaining[keep]
+
+
+def _cupy_special(name):
+    import cupyx.scipy.special as special
+    return getattr(special, name)

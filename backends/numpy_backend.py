@@ -2,6 +2,7 @@
 import numpy as np
 
 from refjax.backends import Backend
+from refjax.backends.special_functions import FUNCTIONS as _SPECIAL
 
 
 class NumpyBackend(Backend):
@@ -41,3 +42,6 @@ class NumpyBackend(Backend):
         np.maximum.at(target, indices, updates)
         return target
 
+
+    def special(self, name):
+        return _SPECIAL[name]

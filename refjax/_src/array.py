@@ -91,10 +91,6 @@ class ArrayImpl(Array):
         return self.size * self._dtype.itemsize
 
     @property
-    def T(self):
-        return self.transpose()
-
-    @property
     def committed(self):
         return self._committed
 
@@ -185,26 +181,6 @@ class ArrayImpl(Array):
         if self.ndim == 0:
             return format(self._host()[()], spec)
         return format(str(self), spec)
-
-    # -- eager methods (re-expressed through primitives by the tracing core) --
-    def astype(self, dtype, copy=False, device=None):
-        """A copy converted to ``dtype`` with JAX's casting rules (SPEC DT-13)."""
-        from refjax._src import casting
-        new_dtype = dtypes.check_user_dtype(dtype, "astype")
-        return ArrayImpl(casting.convert(self._value, self._dtype, new_dtype,
-                                         warn_complex=True),
-                         new_dtype, False, self._device, self._committed)
-
-    def transpose(self, *axes):
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]
-        xp = _backend.get().xp
-        return ArrayImpl(xp.transpose(self._value, axes or None), self._dtype,
-                         self.weak_type, self._device, self._committed)
-
-    def copy(self):
-        return ArrayImpl(self._value.copy(), self._dtype, self.weak_type,
-                         self._device, self._committed)
 
     def __copy__(self):
         return self.copy()

@@ -1,0 +1,830 @@
+"""The tracing core: abstract values, primitives, traces, tracers, jaxprs.
+
+How a program runs (SPEC TRC-1 .. TRC-4):
+
+* Every operation ends in ``primitive.bind(*args, **params)``.
+* ``bind`` hands the operation to the *current trace*.  Outside any
+  transformation that is the :class:`EvalTrace`, which runs the primitive's
+  implementation on concrete buffers through the backend.  Inside ``jit`` or
+  ``make_jaxpr`` it is a staging trace that records an equation instead
+  (``refjax._src.partial_eval``); later transformations (JVP, batching) are
+  further traces that interpret the primitive and re-bind on their parent.
+* A tracer belongs to exactly one trace.  Reaching a trace that is not its
+  own and not an enclosing one means it escaped: ``UnexpectedTracerError``.
+
+Each primitive is defined once, in one place (``refjax._src.lax``), by its
+implementation and its abstract evaluation; autodiff, batching and
+transposition rules are attributes on the same :class:`Primitive` object.
+"""
+import contextlib
+import itertools
+import operator
+import sys
+
+import numpy as np
+
+from refjax._src import backend as _backend
+from refjax._src import config as _config
+from refjax._src import dtypes
+from refjax._src import errors
+from refjax._src import pretty_printer as pp
+from refjax._src.array import Array, ArrayImpl
+
+
+# ---------------------------------------------------------------------------
+# Abstract values
+# ---------------------------------------------------------------------------
+
+class ShapedArray:
+    """The abstract value of an array: shape, dtype and weak type (TRC-1)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+    array_abstraction_level = 1
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def update_weak_type(self, weak_type):
+        return self.update(weak_type=weak_type)
+
+    def str_short(self, short_dtypes=False):
+        """``f32[3,4]`` (short dtypes, as in jaxprs) or ``float32[3,4]``."""
+        name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        name = name.replace("void", "float0")
+        return f"{name}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short()
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type)
+
+    def __eq__(self, other):
+        return isinstance(other, ShapedArray) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def strip_weak_type(self):
+        return self.update(weak_type=False) if self.weak_type else self
+
+
+def short_dtype_name(dtype):
+    """``float32`` -> ``f32``, ``uint8`` -> ``u8``, ``complex64`` -> ``c64``."""
+    return (dtype.name.replace("float", "f").replace("uint", "u")
+            .replace("int", "i").replace("complex", "c"))
+
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+def get_aval(x):
+    """The abstract value of a tracer, array, NumPy value or Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, ArrayImpl):
+        return ShapedArray(x._value.shape, x.dtype, x.weak_type)
+    t = type(x)
+    if t in _SCALAR_TYPES:
+        dt, weak = dtypes.dtype_and_weak_type(x)
+        if t is int:
+            dtypes.check_python_int(x, dt)
+        return ShapedArray((), dt, weak)
+    if isinstance(x, (np.ndarray, np.generic)):
+        if not dtypes.is_valid_jax_dtype(x.dtype):
+            raise TypeError(f"Value {x!r} with dtype {x.dtype} is not a valid "
+                            "JAX array type. Only arrays of numeric types are "
+                            "supported by JAX.")
+        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+    if hasattr(x, "__jax_array__"):
+        return get_aval(x.__jax_array__())
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def is_array_like(x):
+    """Whether ``x`` can be an operand of a primitive."""
+    return (isinstance(x, (Array, np.ndarray, np.generic))
+            or type(x) in _SCALAR_TYPES or hasattr(x, "__jax_array__"))
+
+
+# ---------------------------------------------------------------------------
+# Primitives
+# ---------------------------------------------------------------------------
+
+class Primitive:
+    """A named operation with one definition site (SPEC TRC-2).
+
+    ``impl(*buffers, **params)`` computes on backend buffers;
+    ``abstract_eval(*avals, **params)`` gives the output aval(s).  Rules for
+    later transformations live on the same object: ``jvp``, ``transpose``,
+    ``batch`` (``None`` until a transformation defines them).
+    """
+
+    multiple_results = False
+
+    def __init__(self, name, multiple_results=False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = None
+        self.abstract_eval = None
+        self.jvp = None
+        self.transpose = None
+        self.batch = None
+        self.effectful = False
+        # Printing hooks: ``pp_params(params) -> params to show`` or a full
+        # ``pp_rule(eqn, context) -> Doc`` (SPEC JXP-1).
+        self.pp_params = None
+        self.pp_rule = None
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        return _trace_state.trace.process_primitive(self, args, params)
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule):
+        self.abstract_eval = rule
+        return rule
+
+
+# ---------------------------------------------------------------------------
+# Traces
+# ---------------------------------------------------------------------------
+
+class Trace:
+    """An interpreter for primitives; one per transformation in progress."""
+
+    is_valid = True
+    parent = None
+
+    def process_primitive(self, primitive, args, params):
+        raise NotImplementedError
+
+    def invalidate(self):
+        self.is_valid = False
+
+
+class EvalTrace(Trace):
+    """Runs primitives on concrete values (eager execution, SPEC TRC-3)."""
+
+    def process_primitive(self, primitive, args, params):
+        return apply_primitive(primitive, args, params)
+
+    def __repr__(self):
+        return "EvalTrace"
+
+
+def apply_primitive(primitive, args, params):
+    """Run ``primitive`` on concrete arguments and wrap the results."""
+    buffers = [to_buffer(a) for a in args]
+    avals_in = [_concrete_aval(a, b) for a, b in zip(args, buffers)]
+    avals_out = primitive.abstract_eval(*avals_in, **params)
+    out = primitive.impl(*buffers, **params)
+    if primitive.multiple_results:
+        results = [wrap_buffer(b, a) for b, a in zip(out, avals_out)]
+    else:
+        results = wrap_buffer(out, avals_out)
+    if _config.debug_nans.value or _config.debug_infs.value:
+        check_nans(primitive.name, results)
+    return results
+
+
+def _concrete_aval(arg, buffer):
+    if isinstance(arg, ArrayImpl):
+        return ShapedArray(buffer.shape, arg.dtype, arg.weak_type)
+    return get_aval(arg)
+
+
+def to_buffer(x):
+    """The backend buffer of a concrete operand (Array, NumPy or scalar)."""
+    if isinstance(x, ArrayImpl):
+        return x._value
+    if isinstance(x, Tracer):
+        raise escaped_tracer_error(x)
+    backend = _backend.get()
+    if backend.is_array(x):
+        return x
+    aval = get_aval(x)
+    return backend.asarray(np.asarray(x, dtype=aval.dtype))
+
+
+def wrap_buffer(buffer, aval):
+    """A concrete Array holding ``buffer`` with the metadata of ``aval``."""
+    backend = _backend.get()
+    if not backend.is_array(buffer):
+        buffer = backend.xp.asarray(buffer)
+    if buffer.dtype != aval.dtype:
+        buffer = buffer.astype(aval.dtype)
+    return ArrayImpl(buffer, aval.dtype, aval.weak_type)
+
+
+def check_nans(name, results):
+    """``jax_debug_nans``/``jax_debug_infs``: raise naming the primitive."""
+    outs = results if isinstance(results, list) else [results]
+    for r in outs:
+        if not dtypes.issubdtype(r.dtype, np.inexact):
+            continue
+        host = np.asarray(r._host(), dtype=np.complex128 if r.dtype.kind == "c"
+                          else np.float64)
+        if _config.debug_nans.value and np.isnan(host).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+        if _config.debug_infs.value and np.isinf(host).any():
+            raise FloatingPointError(f"invalid value (inf) encountered in {name}")
+
+
+class _TraceState:
+    __slots__ = ("trace",)
+
+
+_trace_state = _TraceState()
+eval_trace = EvalTrace()
+_trace_state.trace = eval_trace
+
+
+def current_trace():
+    return _trace_state.trace
+
+
+@contextlib.contextmanager
+def set_current_trace(trace):
+    """Make ``trace`` receive every ``bind`` inside the block."""
+    prev = _trace_state.trace
+    _trace_state.trace = trace
+    try:
+        yield trace
+    finally:
+        _trace_state.trace = prev
+
+
+take_current_trace = current_trace
+
+
+def is_trace_active(trace):
+    """Whether ``trace`` is the current trace or one it was nested inside."""
+    t = _trace_state.trace
+    while t is not None:
+        if t is trace:
+            return True
+        t = t.parent
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Tracers
+# ---------------------------------------------------------------------------
+
+class Tracer(Array):
+    """A stand-in for an array while a trace is running (SPEC TRC-1).
+
+    Arithmetic works as on arrays; asking for a concrete value (``bool``,
+    ``int``, ``np.asarray``...) raises the error class JAX raises, with the
+    function being traced and the argument the value depends on.
+    """
+
+    __slots__ = ("_trace", "aval")
+    __hash__ = None
+
+    def __init__(self, trace, aval):
+        self._trace = trace
+        self.aval = aval
+
+    # -- metadata -----------------------------------------------------------
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return self.aval.ndim
+
+    @property
+    def size(self):
+        return self.aval.size
+
+    @property
+    def weak_type(self):
+        return self.aval.weak_type
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    def __len__(self):
+        if not self.ndim:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d array")
+        from refjax._src.lax import lax
+        return iter([lax.index_in_dim(self, i, keepdims=False)
+                     for i in range(self.shape[0])])
+
+    def __repr__(self):
+        return f"{self._tracer_kind()}({self.aval})"
+
+    def _tracer_kind(self):
+        return type(self).__name__
+
+    # -- the places a concrete value is required ---------------------------
+    def _context(self):
+        """The sentence naming the traced function and the argument used."""
+        return self._trace.describe_tracer(self)
+
+    def __bool__(self):
+        raise errors.TracerBoolConversionError(
+            "Attempted boolean conversion of traced array with shape "
+            f"{self.aval.str_short()}.\n{self._context()}")
+
+    def _concretization_error(self, fun_name):
+        return errors.ConcretizationTypeError(
+            "Abstract tracer value encountered where concrete value is "
+            f"expected: traced array with shape {self.aval.str_short()}\n"
+            f"The problem arose with the `{fun_name}` function. If trying to "
+            "convert the data type of a value, try using "
+            f"`x.astype({fun_name})` or `jnp.array(x, {fun_name})` instead.\n"
+            f"{self._context()}\n")
+
+    def __int__(self):
+        raise self._concretization_error("int")
+
+    def __float__(self):
+        raise self._concretization_error("float")
+
+    def __complex__(self):
+        raise self._concretization_error("complex")
+
+    def __index__(self):
+        raise errors.TracerIntegerConversionError(
+            "The __index__() method was called on traced array with shape "
+            f"{self.aval.str_short()}\n{self._context()}")
+
+    def __array__(self, dtype=None, copy=None):
+        raise errors.TracerArrayConversionError(
+            "The numpy.ndarray conversion method __array__() was called on "
+            f"traced array with shape {self.aval.str_short()}\n"
+            f"{self._context()}")
+
+    def tolist(self):
+        raise self._concretization_error("tolist")
+
+    def item(self, *args):
+        raise self._concretization_error("item")
+
+    def __reduce__(self):
+        raise self._concretization_error("pickle")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def escaped_tracer_error(tracer, detail=""):
+    """``UnexpectedTracerError`` for a tracer used outside its trace."""
+    trace = tracer._trace
+    fun = getattr(trace, "debug_info", None)
+    where = (f"The function being traced when the value leaked was "
+             f"{fun.func_src_info} traced for {fun.traced_for}.\n"
+             if fun is not None else "")
+    created = getattr(tracer, "_created_at", None)
+    line = (f"The leaked intermediate value was created on line {created}.\n"
+            if created else "")
+    return errors.UnexpectedTracerError(
+        "Encountered an unexpected tracer. A function transformed by JAX had "
+        "a side effect, allowing for a reference to an intermediate value "
+        f"with type {tracer.aval.str_short()} wrapped in a "
+        f"{type(tracer).__name__} to escape the scope of the transformation.\n"
+        "JAX transformations require that functions explicitly return their "
+        "outputs, and disallow saving intermediate values to global state.\n"
+        f"{where}{line}{detail}"
+        "To catch the leak earlier, try setting the environment variable "
+        "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context "
+        "manager.")
+
+
+def concrete_or_error(force, value, context=""):
+    """``force(value)`` for a concrete value; a ConcretizationTypeError names
+    ``context`` when ``value`` is a tracer."""
+    if isinstance(value, Tracer):
+        raise errors.ConcretizationTypeError(
+            "Abstract tracer value encountered where concrete value is "
+            f"expected: traced array with shape {value.aval.str_short()}\n"
+            f"{context}\n{value._context()}\n")
+    return force(value) if force is not None else value
+
+
+# ---------------------------------------------------------------------------
+# Jaxprs
+# ---------------------------------------------------------------------------
+
+class Var:
+    """A jaxpr variable; its printed name is chosen when printing."""
+
+    __slots__ = ("aval", "__weakref__")
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
+
+    def pretty_print(self, context):
+        return context.name_of(self)
+
+
+class DropVar(Var):
+    """An output binder whose value nobody reads (printed ``_``)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "_"
+
+    def pretty_print(self, context):
+        return "_"
+
+
+class Literal:
+    """A scalar constant written inline in a jaxpr (``2.0:f32[]``)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+    def pretty_print(self, context):
+        val = self.val
+        if isinstance(val, ArrayImpl):
+            val = val._host()
+        return f"{np.asarray(val).item()}:{self.aval.str_short(short_dtypes=True)}"
+
+
+Atom = (Var, Literal)
+
+
+class JaxprEqn:
+    """One equation: ``outvars = primitive[params] invars``."""
+
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects",
+                 "source_info")
+
+    def __init__(self, invars, outvars, primitive, params, effects=frozenset(),
+                 source_info=None):
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.primitive = primitive
+        self.params = params
+        self.effects = effects
+        self.source_info = source_info
+
+    def replace(self, **kw):
+        fields = {s: getattr(self, s) for s in self.__slots__}
+        fields.update(kw)
+        return JaxprEqn(**fields)
+
+    def __repr__(self):
+        return str(pp_eqn(self, PpContext(), top=False)).rstrip()
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset(),
+                  source_info=None):
+    return JaxprEqn(invars, outvars, primitive, params, effects, source_info)
+
+
+class DebugInfo:
+    """Where a jaxpr came from: used in error messages (SPEC ERR-2)."""
+
+    __slots__ = ("traced_for", "func_src_info", "arg_names", "result_paths")
+
+    def __init__(self, traced_for, func_src_info, arg_names, result_paths=None):
+        self.traced_for = traced_for
+        self.func_src_info = func_src_info
+        self.arg_names = arg_names
+        self.result_paths = result_paths
+
+    def __repr__(self):
+        return (f"DebugInfo(traced_for={self.traced_for!r}, "
+                f"func_src_info={self.func_src_info!r}, "
+                f"arg_names={self.arg_names!r}, "
+                f"result_paths={self.result_paths!r})")
+
+
+class Jaxpr:
+    """A typed first-order program: constvars, invars, equations, outvars."""
+
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "effects",
+                 "debug_info", "__weakref__")
+
+    def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(),
+                 debug_info=None):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.eqns = list(eqns)
+        self.effects = effects
+        self.debug_info = debug_info
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.outvars]
+
+    def replace(self, **kw):
+        fields = {s: getattr(self, s) for s in self.__slots__ if s != "__weakref__"}
+        fields.update(kw)
+        return Jaxpr(**fields)
+
+    def pretty_print(self, width=80, **unused):
+        return pp_toplevel_jaxpr(self).format(width)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr, consts):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    @property
+    def in_avals(self):
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self):
+        return self.jaxpr.out_avals
+
+    @property
+    def literals(self):
+        return self.consts
+
+    @property
+    def eqns(self):
+        return self.jaxpr.eqns
+
+    @property
+    def effects(self):
+        return self.jaxpr.effects
+
+    def pretty_print(self, width=80, **unused):
+        return self.jaxpr.pretty_print(width)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+
+def jaxprs_in_params(params):
+    """The jaxprs held in an equation's parameters (for nested programs)."""
+    for value in params.values():
+        vals = value if isinstance(value, tuple) else (value,)
+        for v in vals:
+            if isinstance(v, Jaxpr):
+                yield v
+            elif isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+subjaxprs = jaxprs_in_params
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------
+
+def eval_jaxpr(jaxpr, consts, *args, propagate_source_info=True):
+    """Interpret ``jaxpr`` by binding each equation on the current trace."""
+    env = {}
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr expected {len(jaxpr.invars)} arguments, "
+                        f"got {len(args)}")
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        out = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        for v, x in zip(eqn.outvars, outs):
+            if not isinstance(v, DropVar):
+                env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed_jaxpr):
+    """A Python function evaluating ``closed_jaxpr``."""
+    def fun(*args):
+        return eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+    return fun
+
+
+# ---------------------------------------------------------------------------
+# Printing (SPEC JXP-1): the layout JAX 0.10 prints, character for character
+# ---------------------------------------------------------------------------
+
+def _alphabetic(n):
+    """0 -> a, 25 -> z, 26 -> ba: base 26 with letters as digits."""
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
+
+
+class PpContext:
+    """Names variables in order of first appearance across nested jaxprs."""
+
+    def __init__(self, names=None):
+        self.names = dict(names or {})
+        self._counter = itertools.count()
+
+    def name_of(self, var):
+        name = self.names.get(var)
+        if name is None:
+            name = self.names[var] = _alphabetic(next(self._counter))
+        return name
+
+    def suggest_same_names(self, for_vars, like_vars):
+        """Give an inner jaxpr's binders the names of the outer atoms they
+        are bound to, so a nested call reads naturally."""
+        if len(for_vars) != len(like_vars):
+            return
+        used = set()
+        for v, like in zip(for_vars, like_vars):
+            if (isinstance(like, Var) and like not in used
+                    and isinstance(v, Var) and v not in self.names):
+                used.add(like)
+                self.names[v] = like.pretty_print(self)
+
+
+def _dropped_outputs(jaxpr):
+    """Equation outputs nobody reads print as ``_``."""
+    used = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    names = {}
+    for eqn in reversed(jaxpr.eqns):
+        for v in eqn.outvars:
+            if v not in used:
+                names[v] = "_"
+        used.update(v for v in eqn.invars if isinstance(v, Var))
+    return names
+
+
+def pp_toplevel_jaxpr(jaxpr):
+    return pp_jaxpr(jaxpr, PpContext(_dropped_outputs(jaxpr)))
+
+
+def pp_vars(vs, context, separator="", print_shapes=False):
+    def one(v):
+        s = v.pretty_print(context)
+        return s + ":" + v.aval.str_short(short_dtypes=True) if print_shapes else s
+    docs = [pp.text(one(v)) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()),
+                                       docs)))
+
+
+def pp_param_value(value, context):
+    if isinstance(value, tuple) and value and all(
+            isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
+        docs = [pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, context)
+                for j in value]
+        return pp.group(pp.nest(2, pp.text("(") + pp.brk("") + pp.join(pp.brk(), docs))
+                        + pp.brk("") + pp.text(")"))
+    if isinstance(value, ClosedJaxpr):
+        return pp_jaxpr(value.jaxpr, context)
+    if isinstance(value, Jaxpr):
+        return pp_jaxpr(value, context)
+    if isinstance(value, frozenset):
+        return pp.text("frozenset({" + ", ".join(repr(e) for e in sorted(value)) + "})")
+    s = str(value)
+    if " at 0x" in s:
+        import re
+        s = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), s)
+    return pp.text(s)
+
+
+def pp_params(items, context):
+    if not items:
+        return pp.nil()
+    pairs = [pp.text(f"{k}=") + pp_param_value(v, context) for k, v in items]
+    return pp.group(pp.nest(2, pp.text("[") + pp.brk("") + pp.join(pp.brk(), pairs))
+                    + pp.brk("") + pp.text("]"))
+
+
+def pp_eqn(eqn, context, top=True):
+    prim = eqn.primitive
+    if prim.pp_rule is not None:
+        return prim.pp_rule(eqn, context)
+    shown = prim.pp_params(eqn.params) if prim.pp_params else eqn.params
+    return pp_eqn_with_params(eqn, context, shown, sorted(shown))
+
+
+def pp_eqn_with_params(eqn, context, params, names):
+    """The generic layout: ``outs = name[k=v ...] ins`` with chosen params."""
+    lhs = pp_vars(eqn.outvars, context, print_shapes=True)
+    rhs = [pp.text(eqn.primitive.name),
+           pp_params([(k, params[k]) for k in names], context),
+           pp.text(" ") + pp_vars(eqn.invars, context)]
+    if eqn.outvars:
+        return pp.concat([lhs, pp.text(" = ")] + rhs)
+    return pp.concat(rhs)
+
+
+def pp_jaxpr(jaxpr, context):
+    constvars = pp_vars(jaxpr.constvars, context, print_shapes=True)
+    invars = pp_vars(jaxpr.invars, context, print_shapes=True)
+    eqns = pp.join(pp.brk("; "), [pp_eqn(e, context) for e in jaxpr.eqns])
+    outvars = pp.concat([pp.text("("), pp_vars(jaxpr.outvars, context, separator=","),
+                         pp.text(")" if len(jaxpr.outvars) != 1 else ",)")])
+    return pp.group(pp.nest(2, pp.concat([
+        pp.text("{ lambda "), constvars, pp.text("; "), invars,
+        pp.text(". let"), pp.nest(2, pp.brk() + eqns), pp.brk(),
+        pp.text("in "), outvars])) + pp.text(" }"))
+
+
+# ---------------------------------------------------------------------------
+# Helpers shared by the transformations
+# ---------------------------------------------------------------------------
+
+def user_frame_summary(skip_prefixes=None):
+    """``file:line (function)`` of the innermost frame outside refjax."""
+    import os
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(here):
+        f = f.f_back
+    if f is None:
+        return None
+    return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
+
+
+def fun_source_info(fun):
+    """``name at file:line`` as JAX prints it in debug info."""
+    import functools
+    inner = fun
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    inner = getattr(inner, "__wrapped__", inner)
+    name = getattr(inner, "__name__", type(inner).__name__)
+    code = getattr(inner, "__code__", None)
+    if code is None:
+        return name
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def canonicalize_axis(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis

@@ -1,0 +1,195 @@
+"""Staging: turning a Python function into a jaxpr (SPEC TRC-4, JXP-2).
+
+A :class:`DynamicJaxprTrace` records every primitive bound on it as an
+equation over fresh variables, instead of computing anything.  Values that
+enter from outside become, by kind:
+
+* tracers of this trace: their variable;
+* scalars (Python, NumPy or 0-d arrays): inline ``Literal``s (``2.0:f32[]``);
+* other constants (arrays closed over): ``constvars`` with their values kept
+  beside the jaxpr (a ``ClosedJaxpr``);
+* tracers of an enclosing trace still running (an inner ``jit`` closing over
+  an outer traced value): also constvars, which ``jit`` turns into leading
+  arguments of the inner call;
+* tracers of a trace that has ended: ``UnexpectedTracerError``.
+"""
+import numpy as np
+
+from refjax._src import core
+from refjax._src.array import ArrayImpl
+from refjax._src.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,
+                              Tracer, Var)
+
+
+class DynamicJaxprTracer(Tracer):
+    """A traced value of a staging trace: an aval and the variable it names."""
+
+    __slots__ = ("_var", "_created_at")
+
+    def __init__(self, trace, aval, var, created_at=None):
+        self._trace = trace
+        self.aval = aval
+        self._var = var
+        self._created_at = created_at
+
+    def _tracer_kind(self):
+        return "JitTracer"
+
+
+class DynamicJaxprTrace(core.Trace):
+    """Records primitives into a jaxpr under construction."""
+
+    def __init__(self, debug_info=None, parent=None):
+        self.debug_info = debug_info
+        self.parent = parent
+        self.is_valid = True
+        self.eqns = []
+        self.invars = []
+        self.constvars = []
+        self.consts = []
+        self._const_ids = {}     # id(value) -> Var, so a constant is one constvar
+        self._const_keepalive = []
+
+    def __repr__(self):
+        return "DynamicJaxprTrace"
+
+    # -- entering values ------------------------------------------------------
+    def new_arg(self, aval):
+        var = Var(aval)
+        self.invars.append(var)
+        return DynamicJaxprTracer(self, aval, var)
+
+    def to_atom(self, x):
+        """The jaxpr atom standing for ``x`` inside this trace."""
+        if isinstance(x, DynamicJaxprTracer) and x._trace is self:
+            return x._var
+        if isinstance(x, Tracer):
+            if not (x._trace.is_valid and core.is_trace_active(x._trace)):
+                raise core.escaped_tracer_error(x)
+            return self._constvar(x, x.aval)
+        aval = core.get_aval(x)
+        if aval.shape == () and _literalable(x):
+            return Literal(_literal_value(x, aval), aval)
+        return self._constvar(x, aval)
+
+    def _constvar(self, value, aval):
+        var = self._const_ids.get(id(value))
+        if var is None:
+            var = Var(aval)
+            self._const_ids[id(value)] = var
+            self._const_keepalive.append(value)
+            self.constvars.append(var)
+            self.consts.append(value)
+        return var
+
+    # -- recording --------------------------------------------------------------
+    def process_primitive(self, primitive, args, params):
+        invars = [self.to_atom(a) for a in args]
+        avals_out = primitive.abstract_eval(*[v.aval for v in invars], **params)
+        return self.add_equation(primitive, invars, avals_out, params)
+
+    def add_equation(self, primitive, invars, avals_out, params):
+        """Append ``outs = primitive[params] invars``; return the out tracers."""
+        where = core.user_frame_summary()
+        if primitive.multiple_results:
+            outvars = [Var(a) for a in avals_out]
+            self.eqns.append(JaxprEqn(invars, outvars, primitive, params))
+            return [DynamicJaxprTracer(self, v.aval, v, where) for v in outvars]
+        outvar = Var(avals_out)
+        self.eqns.append(JaxprEqn(invars, [outvar], primitive, params))
+        return DynamicJaxprTracer(self, avals_out, outvar, where)
+
+    # -- finishing ------------------------------------------------------------
+    def to_closed_jaxpr(self, outs):
+        outvars = [self.to_atom(x) for x in outs]
+        jaxpr = Jaxpr(self.constvars, self.invars, outvars, self.eqns,
+                      debug_info=self.debug_info)
+        return ClosedJaxpr(jaxpr, self.consts)
+
+    def describe_tracer(self, tracer):
+        """The sentence JAX appends to concretization errors (SPEC ERR-2)."""
+        dbg = self.debug_info
+        if dbg is None:
+            return ""
+        msg = (f"The error occurred while tracing the function "
+               f"{dbg.func_src_info} for {dbg.traced_for}. ")
+        positions = self._progenitor_args(tracer)
+        if positions and dbg.arg_names is not None:
+            names = [dbg.arg_names[i] for i in positions
+                     if i < len(dbg.arg_names)]
+            if len(names) == 1:
+                which = f"the argument {names[0]}"
+            elif len(names) == 2:
+                which = f"the arguments {names[0]} and {names[1]}"
+            else:
+                which = f"the arguments {', '.join(names[:-1])}, and {names[-1]}"
+            plural = "s" if len(names) > 1 else ""
+            msg += ("This concrete value was not available in Python because "
+                    f"it depends on the value{plural} of {which}.")
+        return msg
+
+    def _progenitor_args(self, tracer):
+        if tracer._trace is not self:
+            return []
+        active = {tracer._var}
+        for eqn in reversed(self.eqns):
+            if any(v in active for v in eqn.outvars):
+                active.difference_update(eqn.outvars)
+                active.update(v for v in eqn.invars if type(v) is Var)
+        return [i for i, v in enumerate(self.invars) if v in active]
+
+
+def _literalable(x):
+    return (type(x) in core._SCALAR_TYPES or isinstance(x, (np.generic, np.ndarray))
+            or isinstance(x, ArrayImpl))
+
+
+def _literal_value(x, aval):
+    """The literal's value: a 0-d Array carrying the aval's dtype and weak type."""
+    if isinstance(x, ArrayImpl):
+        return x
+    return core.wrap_buffer(core.to_buffer(np.asarray(x, dtype=aval.dtype)), aval)
+
+
+def trace_to_jaxpr(fun, in_avals, debug_info=None):
+    """Trace ``fun`` on tracers of ``in_avals``; return (ClosedJaxpr, outs).
+
+    ``fun`` takes and returns flat lists.  The trace is invalidated when
+    tracing ends, so a tracer that leaks out is caught on its next use.
+    """
+    parent = core.current_trace()
+    trace = DynamicJaxprTrace(debug_info, parent)
+    args = [trace.new_arg(a) for a in in_avals]
+    try:
+        with core.set_current_trace(trace):
+            outs = fun(*args)
+            closed = trace.to_closed_jaxpr(outs)
+    finally:
+        trace.invalidate()
+    return closed
+
+
+def closure_convert(closed):
+    """Move constvars whose values are tracers to the front of the invars.
+
+    Returns (jaxpr, tracer_args): ``jaxpr`` keeps only concrete constants as
+    constvars; the tracers become leading arguments of the call (SPEC JIT-9).
+    """
+    jaxpr = closed.jaxpr
+    keep_vars, keep_vals, hoisted_vars, hoisted_vals = [], [], [], []
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if isinstance(c, Tracer):
+            hoisted_vars.append(v)
+            hoisted_vals.append(c)
+        else:
+            keep_vars.append(v)
+            keep_vals.append(c)
+    if not hoisted_vars:
+        return closed, []
+    new = jaxpr.replace(constvars=keep_vars, invars=hoisted_vars + jaxpr.invars)
+    return ClosedJaxpr(new, keep_vals), hoisted_vals
+
+
+def dropvar_unused(closed):
+    """A copy whose unused equation outputs are ``DropVar``s."""
+    return closed
