@@ -48,13 +48,10 @@ def isdtype(dtype, kind):
             return True
     return False
 
-from refjax._src.numpy.ufuncs import (  # noqa: E402,F401
-    add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-    bitwise_and, bitwise_or, bitwise_xor, cbrt, cos, cosh, divide, equal, exp,
-    exp2, expm1, greater, greater_equal, less, less_equal, log, log1p, maximum,
-    minimum, multiply, negative, nextafter, not_equal, sin, sinh, sqrt,
-    subtract, tan, tanh, true_divide,
-)
+# Each implementation module lists its public names in __all__.
+from refjax._src.numpy.ufuncs import *  # noqa: E402,F401,F403
+from refjax._src.numpy.reductions import *  # noqa: E402,F401,F403
+from refjax._src.numpy.lax_numpy import *  # noqa: E402,F401,F403
 
 # Operators and methods of Array come last: they bind to the names above.
 from refjax._src.numpy import array_methods as _array_methods  # noqa: E402

@@ -13,6 +13,14 @@ from refjax._src import dtypes
 from refjax._src.lax import lax
 from refjax._src.numpy import util
 
+__all__ = [
+    "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+    "arctanh", "bitwise_and", "bitwise_or", "bitwise_xor", "cbrt", "cos",
+    "cosh", "divide", "equal", "exp", "exp2", "expm1", "greater",
+    "greater_equal", "less", "less_equal", "log", "log1p", "maximum",
+    "minimum", "multiply", "negative", "nextafter", "not_equal", "sin", "sinh",
+    "sqrt", "subtract", "tan", "tanh", "true_divide",
+]
 
 def _unary(name, lax_fn, inexact=True):
     promote = util.promote_args_inexact if inexact else util.promote_args

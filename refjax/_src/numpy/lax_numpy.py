@@ -1,0 +1,3 @@
+"""Shape manipulation, contractions, sorting and the rest of ``jax.numpy`` (SPEC NP-6)."""
+
+__all__ = []

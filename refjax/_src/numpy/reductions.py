@@ -1,0 +1,3 @@
+"""Reductions of ``jax.numpy`` (SPEC NP-5)."""
+
+__all__ = []

@@ -1,0 +1,1 @@
+"""``refjax.nn``: neural-network helpers, as ``jax.nn``."""

@@ -1,0 +1,1 @@
+"""``refjax.scipy``: SciPy-like functions, as ``jax.scipy``."""
