@@ -114,8 +114,9 @@ def _pp_jit(eqn, context):
         if all(s is UNSPECIFIED for s in params[key]):
             del params[key]
     inner = params["jaxpr"].jaxpr
-    context.suggest_same_names(inner.invars, eqn.invars)
-    context.suggest_same_names(inner.outvars, eqn.outvars)
+    if inner not in context.shared_jaxprs:
+        context.suggest_same_names(inner.invars, eqn.invars)
+        context.suggest_same_names(inner.outvars, eqn.outvars)
     del params["name"]
     names = ["name"] + sorted(params)
     return core.pp_eqn_with_params(eqn, context, eqn.params, names)
@@ -163,7 +164,7 @@ def compile_jaxpr(closed):
         slots[v] = len(template) - 1
     in_slots = [slot_of(v) for v in jaxpr.invars]
     steps = []
-    for eqn in jaxpr.eqns:
+    for eqn in _live_equations(jaxpr):
         ins = tuple(slot_of(v) for v in eqn.invars)
         outs = tuple(slot_of(v) for v in eqn.outvars)
         steps.append((eqn.primitive, eqn.params, ins, outs,
@@ -187,6 +188,25 @@ def compile_jaxpr(closed):
         return [env[i] for i in out_slots]
 
     return run
+
+
+def _live_equations(jaxpr):
+    """The equations worth running: effectful ones, and those whose outputs
+    are used (dead code is skipped, as XLA would; SPEC DBG-6)."""
+    live = {v for v in jaxpr.outvars if isinstance(v, core.Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if _has_effects(eqn) or any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, core.Var))
+    kept.reverse()
+    return kept
+
+
+def _has_effects(eqn):
+    """Whether ``eqn`` or a jaxpr nested in it calls back into Python."""
+    return eqn.primitive.effectful or any(
+        _has_effects(e) for sub in core.jaxprs_in_params(eqn.params) for e in sub.eqns)
 
 
 def _as_dtype(buffer, aval):

@@ -689,11 +689,15 @@ class PpContext:
     def __init__(self, names=None):
         self.names = dict(names or {})
         self._counter = itertools.count()
+        self.shared_jaxprs = {}   # Jaxpr -> name, printed once at the top
 
     def name_of(self, var):
         name = self.names.get(var)
         if name is None:
-            name = self.names[var] = _alphabetic(next(self._counter))
+            name = _alphabetic(next(self._counter))
+            while name in self.shared_jaxprs.values():
+                name = _alphabetic(next(self._counter))
+            self.names[var] = name
         return name
 
     def suggest_same_names(self, for_vars, like_vars):
@@ -722,7 +726,47 @@ def _dropped_outputs(jaxpr):
 
 
 def pp_toplevel_jaxpr(jaxpr):
-    return pp_jaxpr(jaxpr, PpContext(_dropped_outputs(jaxpr)))
+    """The whole program; nested jaxprs used twice (or long ones) are printed
+    once up front as ``let name = { ... } in`` and referred to by name."""
+    context = PpContext(_dropped_outputs(jaxpr))
+    docs = []
+    for name, shared in _shared_jaxprs(jaxpr):
+        context.shared_jaxprs[shared] = name
+    for shared, name in list(context.shared_jaxprs.items()):
+        body = _pp_jaxpr_body(shared, context)
+        docs.append(pp.text(f"let {name} = ") + body + pp.text(" in") + pp.brk())
+    docs.append(pp_jaxpr(jaxpr, context))
+    return pp.concat(docs)
+
+
+def _shared_jaxprs(top):
+    """(name, jaxpr) for nested jaxprs that occur more than once, counting
+    one with more than ten equations twice; named after the call's ``name``."""
+    from collections import Counter, deque
+    counts, names = Counter(), {}
+    queue = deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] += 1
+        if jaxpr is not top and len(jaxpr.eqns) > 10:
+            counts[jaxpr] += 1
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            for sub in jaxprs_in_params(eqn.params):
+                queue.append(sub)
+                if name is not None:
+                    names.setdefault(sub, str(name).strip("<>"))
+    used, out = Counter(), []
+    for jaxpr, n in counts.items():
+        if n == 1:
+            continue
+        name = names.get(jaxpr, "jaxpr")
+        if used[name]:
+            used[name] += 1
+            name += str(used[name] - 1)
+        used[name] += 1
+        out.append((name, jaxpr))
+    return out
 
 
 def pp_vars(vs, context, separator="", print_shapes=False):
@@ -782,6 +826,13 @@ def pp_eqn_with_params(eqn, context, params, names):
 
 
 def pp_jaxpr(jaxpr, context):
+    name = context.shared_jaxprs.get(jaxpr)
+    if name is not None:
+        return pp.text(name)
+    return _pp_jaxpr_body(jaxpr, context)
+
+
+def _pp_jaxpr_body(jaxpr, context):
     constvars = pp_vars(jaxpr.constvars, context, print_shapes=True)
     invars = pp_vars(jaxpr.invars, context, print_shapes=True)
     eqns = pp.join(pp.brk("; "), [pp_eqn(e, context) for e in jaxpr.eqns])

@@ -1,0 +1,447 @@
+"""Jaxpr text is character-identical to JAX 0.10's (SPEC JXP-1 .. JXP-3).
+
+Each case is traced with ``make_jaxpr`` on the implementation under test and
+compared with the text JAX 0.10.2 printed for the same program (recorded in
+``EXPECTED``).  The cases cover elementwise chains, closures over constants,
+Python scalars and weak types, reductions, contractions, reshapes, static
+arguments, nested and shared ``jit`` calls, dropped outputs and effects.
+"""
+import numpy as np
+import pytest
+
+
+def cases(jax, jnp, lax):
+    """(name, fun, args, kwargs-for-make_jaxpr) for the jaxpr-text conformance test."""
+    f32 = lambda *s: jnp.ones(s, jnp.float32)
+    i32 = lambda *s: jnp.ones(s, jnp.int32)
+    C = np.arange(3.0, dtype=np.float32)
+
+    @jax.jit
+    def double(x):
+        return x * 2
+
+    @jax.jit
+    def inner_const(x):
+        return x + C
+
+    def closure_over_tracer(x):
+        @jax.jit
+        def g(y):
+            return y * x
+        return g(x + 1)
+
+    @jax.jit
+    def long_inner(x):
+        for _ in range(11):
+            x = jnp.sin(x)
+        return x
+
+    def debug_print(x):
+        jax.debug.print("x={x} y={}", x + 1, x=x)
+        return x * 2
+
+    def nested_twice(x):
+        return double(double(x))
+
+    out = [
+        ("elementwise_chain", lambda x, y: jnp.sin(x) * 2.0 + y, (f32(3, 4), f32(4)), {}),
+        ("unary_chain", lambda x: jnp.exp(jnp.log(jnp.cos(x))), (f32(5),), {}),
+        ("sqrt_tanh", lambda x: jnp.tanh(jnp.sqrt(x)) - 1, (f32(2, 2),), {}),
+        ("closure_array_const", lambda x: x + C, (f32(3),), {}),
+        ("closure_scalar_const", lambda x: x * np.float32(3), (f32(3),), {}),
+        ("closure_jax_scalar", lambda x: x * jnp.array(3.0), (f32(3),), {}),
+        ("closure_int_array_const", lambda x: x * np.array([3, 4, 5]), (f32(3),), {}),
+        ("python_scalar_weak_int", lambda x: x + 1, (1,), {}),
+        ("python_scalar_weak_float", lambda x: x + 1.0, (1.0,), {}),
+        ("weak_int_to_f32", lambda x, y: x + y, (f32(2, 3), 1), {}),
+        ("int8_weak_literal", lambda x: x * 3, (jnp.ones(3, jnp.int8),), {}),
+        ("f16_literal", lambda x: x + 2, (jnp.ones(3, jnp.float16),), {}),
+        ("bf16_add", lambda x: x + x, (jnp.ones((), jnp.bfloat16),), {}),
+        ("reduce_sum_axis", lambda x: lax.reduce_sum(x, (0,)), (f32(3, 4),), {}),
+        ("reduce_max", lambda x: lax.reduce_max(x, (1,)), (f32(3, 4),), {}),
+        ("dot_general", lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),
+         (f32(2, 3), f32(3, 4)), {}),
+        ("reshape_transpose", lambda x: lax.transpose(lax.reshape(x, (2, 6)), (1, 0)),
+         (f32(3, 4),), {}),
+        ("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)),
+         (f32(2, 3),), {}),
+        ("expand_squeeze", lambda x: lax.squeeze(lax.expand_dims(x, (0,)), (0,)),
+         (f32(2, 3),), {}),
+        ("convert_element_type", lambda x: lax.convert_element_type(x, jnp.int32),
+         (f32(3),), {}),
+        ("static_argnums", lambda x, n: x * n, (f32(3), 3), {"static_argnums": 1}),
+        ("nested_jit", lambda x: double(x) + 1, (f32(3),), {}),
+        ("nested_jit_twice", nested_twice, (f32(3),), {}),
+        ("nested_jit_constvar", lambda x: inner_const(x) * 2, (f32(3),), {}),
+        ("nested_jit_closure", closure_over_tracer, (f32(3),), {}),
+        ("identity_outputs", lambda x: (x, x), (f32(3),), {}),
+        ("literal_output", lambda x: 1.0, (2.0,), {}),
+        ("const_output", lambda x: C, (2.0,), {}),
+        ("unused_arg", lambda x, y: x, (1.0, 2), {}),
+        ("multiple_outputs_dropvar", lambda x: lax.sort((x, x + 1), num_keys=1)[1],
+         (f32(3),), {}),
+        ("integer_pow", lambda x: lax.integer_pow(x, 2), (f32(3),), {}),
+        ("pow_literal", lambda x: lax.pow(x, 2.5), (f32(3),), {}),
+        ("select_n", lambda x: lax.select(x > 0, x, -x), (f32(2, 3),), {}),
+        ("clamp", lambda x: lax.clamp(0.0, x, 1.0), (f32(2, 3),), {}),
+        ("iota", lambda: lax.iota(jnp.int32, 4), (), {}),
+        ("concatenate_pad", lambda x: lax.pad(lax.concatenate([x, x], 0), 0.0,
+                                                   [(1, 1, 0), (0, 0, 1)]), (f32(2, 3),), {}),
+        ("slice_rev", lambda x: lax.rev(lax.slice(x, (0, 0), (1, 2)), (1,)), (f32(2, 3),), {}),
+        ("argmax_cumsum", lambda x: (lax.argmax(x, 0, jnp.int32), lax.cumsum(x, 0)),
+         (f32(2, 3),), {}),
+        ("comparison_and_bitwise", lambda x, y: (x < y) & (x != y), (i32(3), i32(3)), {}),
+        ("shifts_and_popcount", lambda x: lax.population_count(lax.shift_left(x, x)),
+         (i32(3),), {}),
+        ("round_methods", lambda x: lax.round(x) + lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+         (f32(3),), {}),
+        ("many_eqns_wrap", lambda x: jnp.sin(jnp.cos(jnp.tan(jnp.exp(jnp.log(jnp.sqrt(x + 1.0)))))),
+         (f32(2),), {}),
+        ("long_nested_jaxpr_shared", lambda x: long_inner(x) + 1, (f32(2),), {}),
+        ("debug_print", debug_print, (1.0,), {}),
+    ]
+    return out
+
+
+# What JAX 0.10.2 printed for each case (observed, not computed here).
+EXPECTED = {
+    'elementwise_chain': (
+        "{ lambda ; a:f32[3,4] b:f32[4]. let\n"
+        "    c:f32[3,4] = sin a\n"
+        "    d:f32[3,4] = mul c 2.0:f32[]\n"
+        "    e:f32[1,4] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n"
+        "    f:f32[3,4] = add d e\n"
+        "  in (f,) }"
+    ),
+    'unary_chain': (
+        "{ lambda ; a:f32[5]. let\n"
+        "    b:f32[5] = cos a\n"
+        "    c:f32[5] = log b\n"
+        "    d:f32[5] = exp c\n"
+        "  in (d,) }"
+    ),
+    'sqrt_tanh': (
+        "{ lambda ; a:f32[2,2]. let\n"
+        "    b:f32[2,2] = sqrt a\n"
+        "    c:f32[2,2] = tanh b\n"
+        "    d:f32[2,2] = sub c 1.0:f32[]\n"
+        "  in (d,) }"
+    ),
+    'closure_array_const': (
+        "{ lambda a:f32[3]; b:f32[3]. let c:f32[3] = add b a in (c,) }"
+    ),
+    'closure_scalar_const': (
+        "{ lambda ; a:f32[3]. let b:f32[3] = mul a 3.0:f32[] in (b,) }"
+    ),
+    'closure_jax_scalar': (
+        "{ lambda ; a:f32[3]. let b:f32[3] = mul a 3.0:f32[] in (b,) }"
+    ),
+    'closure_int_array_const': (
+        "{ lambda a:i32[3]; b:f32[3]. let\n"
+        "    c:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+        "    d:f32[3] = mul b c\n"
+        "  in (d,) }"
+    ),
+    'python_scalar_weak_int': (
+        "{ lambda ; a:i32[]. let b:i32[] = add a 1:i32[] in (b,) }"
+    ),
+    'python_scalar_weak_float': (
+        "{ lambda ; a:f32[]. let b:f32[] = add a 1.0:f32[] in (b,) }"
+    ),
+    'weak_int_to_f32': (
+        "{ lambda ; a:f32[2,3] b:i32[]. let\n"
+        "    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b\n"
+        "    d:f32[2,3] = add a c\n"
+        "  in (d,) }"
+    ),
+    'int8_weak_literal': (
+        "{ lambda ; a:i8[3]. let b:i8[3] = mul a 3:i8[] in (b,) }"
+    ),
+    'f16_literal': (
+        "{ lambda ; a:f16[3]. let b:f16[3] = add a 2.0:f16[] in (b,) }"
+    ),
+    'bf16_add': (
+        "{ lambda ; a:bf16[]. let b:bf16[] = add a a in (b,) }"
+    ),
+    'reduce_sum_axis': (
+        "{ lambda ; a:f32[3,4]. let\n"
+        "    b:f32[4] = reduce_sum[axes=(0,) out_sharding=None] a\n"
+        "  in (b,) }"
+    ),
+    'reduce_max': (
+        "{ lambda ; a:f32[3,4]. let b:f32[3] = reduce_max[axes=(1,)] a in (b,) }"
+    ),
+    'dot_general': (
+        "{ lambda ; a:f32[2,3] b:f32[3,4]. let\n"
+        "    c:f32[2,4] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b\n"
+        "  in (c,) }"
+    ),
+    'reshape_transpose': (
+        "{ lambda ; a:f32[3,4]. let\n"
+        "    b:f32[2,6] = reshape[dimensions=None new_sizes=(2, 6) sharding=None] a\n"
+        "    c:f32[6,2] = transpose[permutation=(1, 0)] b\n"
+        "  in (c,) }"
+    ),
+    'broadcast_in_dim': (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:f32[4,2,3] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a\n"
+        "  in (b,) }"
+    ),
+    'expand_squeeze': (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:f32[1,2,3] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a\n"
+        "    c:f32[2,3] = squeeze[dimensions=(0,)] b\n"
+        "  in (c,) }"
+    ),
+    'convert_element_type': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:i32[3] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
+        "  in (b,) }"
+    ),
+    'static_argnums': (
+        "{ lambda ; a:f32[3]. let b:f32[3] = mul a 3.0:f32[] in (b,) }"
+    ),
+    'nested_jit': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=double\n"
+        "      jaxpr={ lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }\n"
+        "    ] a\n"
+        "    c:f32[3] = add b 1.0:f32[]\n"
+        "  in (c,) }"
+    ),
+    'nested_jit_twice': (
+        "let double = { lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) } in\n"
+        "{ lambda ; c:f32[3]. let\n"
+        "    d:f32[3] = jit[name=double jaxpr=double] c\n"
+        "    e:f32[3] = jit[name=double jaxpr=double] d\n"
+        "  in (e,) }"
+    ),
+    'nested_jit_constvar': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=inner_const\n"
+        "      jaxpr={ lambda c:f32[3]; a:f32[3]. let b:f32[3] = add a c in (b,) }\n"
+        "    ] a\n"
+        "    d:f32[3] = mul b 2.0:f32[]\n"
+        "  in (d,) }"
+    ),
+    'nested_jit_closure': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = add a 1.0:f32[]\n"
+        "    c:f32[3] = jit[\n"
+        "      name=g\n"
+        "      jaxpr={ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = mul b a in (c,) }\n"
+        "    ] a b\n"
+        "  in (c,) }"
+    ),
+    'identity_outputs': (
+        "{ lambda ; a:f32[3]. let  in (a, a) }"
+    ),
+    'literal_output': (
+        "{ lambda ; a:f32[]. let  in (1.0:f32[],) }"
+    ),
+    'const_output': (
+        "{ lambda a:f32[3]; b:f32[]. let  in (a,) }"
+    ),
+    'unused_arg': (
+        "{ lambda ; a:f32[] b:i32[]. let  in (a,) }"
+    ),
+    'multiple_outputs_dropvar': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = add a 1.0:f32[]\n"
+        "    _:f32[3] c:f32[3] = sort[dimension=0 is_stable=True num_keys=1] a b\n"
+        "  in (c,) }"
+    ),
+    'integer_pow': (
+        "{ lambda ; a:f32[3]. let b:f32[3] = integer_pow[y=2] a in (b,) }"
+    ),
+    'pow_literal': (
+        "{ lambda ; a:f32[3]. let b:f32[3] = pow a 2.5:f32[] in (b,) }"
+    ),
+    'select_n': (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:bool[2,3] = gt a 0.0:f32[]\n"
+        "    c:f32[2,3] = neg a\n"
+        "    d:f32[2,3] = select_n b c a\n"
+        "  in (d,) }"
+    ),
+    'clamp': (
+        "{ lambda ; a:f32[2,3]. let b:f32[2,3] = clamp 0.0:f32[] a 1.0:f32[] in (b,) }"
+    ),
+    'iota': (
+        "{ lambda ; . let\n"
+        "    a:i32[4] = iota[dimension=0 dtype=int32 shape=(4,) sharding=None] \n"
+        "  in (a,) }"
+    ),
+    'concatenate_pad': (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:f32[4,3] = concatenate[dimension=0] a a\n"
+        "    c:f32[6,5] = pad[padding_config=((1, 1, 0), (0, 0, 1))] b 0.0:f32[]\n"
+        "  in (c,) }"
+    ),
+    'slice_rev': (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:f32[1,2] = slice[limit_indices=(1, 2) start_indices=(0, 0) strides=None] a\n"
+        "    c:f32[1,2] = rev[dimensions=(1,)] b\n"
+        "  in (c,) }"
+    ),
+    'argmax_cumsum': (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:i32[3] = argmax[axes=(0,) index_dtype=int32] a\n"
+        "    c:f32[2,3] = cumsum[axis=0 reverse=False] a\n"
+        "  in (b, c) }"
+    ),
+    'comparison_and_bitwise': (
+        "{ lambda ; a:i32[3] b:i32[3]. let\n"
+        "    c:bool[3] = lt a b\n"
+        "    d:bool[3] = ne a b\n"
+        "    e:bool[3] = and c d\n"
+        "  in (e,) }"
+    ),
+    'shifts_and_popcount': (
+        "{ lambda ; a:i32[3]. let\n"
+        "    b:i32[3] = shift_left a a\n"
+        "    c:i32[3] = population_count b\n"
+        "  in (c,) }"
+    ),
+    'round_methods': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = round[rounding_method=0] a\n"
+        "    c:f32[3] = round[rounding_method=1] a\n"
+        "    d:f32[3] = add b c\n"
+        "  in (d,) }"
+    ),
+    'many_eqns_wrap': (
+        "{ lambda ; a:f32[2]. let\n"
+        "    b:f32[2] = add a 1.0:f32[]\n"
+        "    c:f32[2] = sqrt b\n"
+        "    d:f32[2] = log c\n"
+        "    e:f32[2] = exp d\n"
+        "    f:f32[2] = tan e\n"
+        "    g:f32[2] = cos f\n"
+        "    h:f32[2] = sin g\n"
+        "  in (h,) }"
+    ),
+    'long_nested_jaxpr_shared': (
+        "let long_inner = { lambda ; a:f32[2]. let\n"
+        "    b:f32[2] = sin a\n"
+        "    c:f32[2] = sin b\n"
+        "    d:f32[2] = sin c\n"
+        "    e:f32[2] = sin d\n"
+        "    f:f32[2] = sin e\n"
+        "    g:f32[2] = sin f\n"
+        "    h:f32[2] = sin g\n"
+        "    i:f32[2] = sin h\n"
+        "    j:f32[2] = sin i\n"
+        "    k:f32[2] = sin j\n"
+        "    l:f32[2] = sin k\n"
+        "  in (l,) } in\n"
+        "{ lambda ; m:f32[2]. let\n"
+        "    n:f32[2] = jit[name=long_inner jaxpr=long_inner] m\n"
+        "    o:f32[2] = add n 1.0:f32[]\n"
+        "  in (o,) }"
+    ),
+    'debug_print': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = add a 1.0:f32[]\n"
+        "    debug_print[\n"
+        "      fmt=x={x} y={}\n"
+        "      has_placeholders=True\n"
+        "      in_tree=PyTreeDef(((*,), {'x': *}))\n"
+        "      logging_record=None\n"
+        "      np_printoptions=(('edgeitems', 3), ('threshold', 1000), ('floatmode', 'maxprec'), ('precision', 8), ('suppress', False), ('linewidth', 75), ('nanstr', 'nan'), ('infstr', 'inf'), ('sign', '-'), ('formatter', None), ('legacy', False), ('override_repr', None))\n"
+        "      ordered=False\n"
+        "      partitioned=False\n"
+        "      static_args=()\n"
+        "    ] b a\n"
+        "    c:f32[] = mul a 2.0:f32[]\n"
+        "  in (c,) }"
+    ),
+}
+
+
+CASE_NAMES = list(EXPECTED)
+
+
+def _case(jax, jnp, name):
+    for case in cases(jax, jnp, jax.lax):
+        if case[0] == name:
+            return case
+    raise KeyError(name)
+
+
+@pytest.mark.spec("JXP-1")
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_jaxpr_text(jax, jnp, name):
+    _, fun, args, kwargs = _case(jax, jnp, name)
+    assert str(jax.make_jaxpr(fun, **kwargs)(*args)) == EXPECTED[name]
+
+
+@pytest.mark.spec("JXP-1")
+def test_every_case_has_expected_text(jax, jnp):
+    assert [c[0] for c in cases(jax, jnp, jax.lax)] == CASE_NAMES
+
+
+@pytest.mark.spec("JXP-4")
+def test_jaxpr_introspection(jax, jnp):
+    jc = _extend_core(jax)
+    lax = jax.lax
+    closed = jax.make_jaxpr(lambda x, y: lax.add(lax.mul(x, 2.0), y))(
+        jnp.ones(3), jnp.ones(3))
+    assert isinstance(closed, jc.ClosedJaxpr)
+    assert isinstance(closed.jaxpr, jc.Jaxpr)
+    eqn = closed.jaxpr.eqns[0]
+    assert isinstance(eqn, jc.JaxprEqn)
+    assert isinstance(eqn.primitive, jc.Primitive)
+    assert [e.primitive.name for e in closed.eqns] == ["mul", "add"]
+    assert eqn.params == {"out_dtype": None}
+    var, lit = eqn.invars
+    assert isinstance(var, jc.Var) and isinstance(lit, jc.Literal)
+    assert float(lit.val) == 2.0 and str(lit.aval) == "~float32[]"
+    assert [str(a) for a in closed.in_avals] == ["float32[3]", "float32[3]"]
+    assert repr(closed.out_avals[0]) == "ShapedArray(float32[3])"
+    assert closed.consts == [] and len(closed.jaxpr.invars) == 2
+    assert closed.jaxpr.outvars[0] is closed.jaxpr.eqns[1].outvars[0]
+
+
+@pytest.mark.spec("JXP-4")
+def test_constvars_hold_closed_over_arrays(jax, jnp):
+    c = np.arange(3.0, dtype=np.float32)
+    closed = jax.make_jaxpr(lambda x: x + c)(jnp.ones(3))
+    assert len(closed.jaxpr.constvars) == 1 and len(closed.consts) == 1
+    np.testing.assert_array_equal(np.asarray(closed.consts[0]), c)
+
+
+@pytest.mark.spec("JXP-4")
+def test_eval_jaxpr_and_jaxpr_as_fun(jax, jnp):
+    jc = _extend_core(jax)
+    closed = jax.make_jaxpr(lambda x, y: jnp.sin(x) * y)(jnp.ones(3), jnp.ones(3))
+    x, y = jnp.arange(3.0), jnp.full(3, 2.0)
+    out, = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x, y)
+    np.testing.assert_allclose(np.asarray(out), np.sin(np.arange(3.0)) * 2, rtol=1e-6)
+    out2, = jc.jaxpr_as_fun(closed)(x, y)
+    assert repr(out2) == repr(out)
+    # eval_jaxpr under jit stages the same equations again.
+    again = jax.make_jaxpr(lambda a, b: jax.core.eval_jaxpr(closed.jaxpr, [], a, b))(x, y)
+    assert str(again) == str(closed)
+
+
+@pytest.mark.spec("JXP-2")
+def test_make_jaxpr_return_shape(jax, jnp):
+    closed, shapes = jax.make_jaxpr(lambda x: x, return_shape=True)((jnp.ones(2), 1))
+    assert str(closed) == "{ lambda ; a:f32[2] b:i32[]. let  in (a, b) }"
+    assert repr(shapes) == ("(ShapeDtypeStruct(shape=(2,), dtype=float32), "
+                            "ShapeDtypeStruct(shape=(), dtype=int32, weak_type=True))")
+
+
+@pytest.mark.spec("JXP-4")
+def test_new_primitive(jax):
+    jc = _extend_core(jax)
+    p = jc.Primitive("my_prim")
+    assert str(p) == "my_prim" and repr(p) == "my_prim" and not p.multiple_results
+
+
+def _extend_core(jax):
+    import importlib
+    return importlib.import_module(jax.__name__ + ".extend.core")
