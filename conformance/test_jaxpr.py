@@ -97,6 +97,10 @@ def cases(jax, jnp, lax):
          (f32(3),), {}),
         ("many_eqns_wrap", lambda x: jnp.sin(jnp.cos(jnp.tan(jnp.exp(jnp.log(jnp.sqrt(x + 1.0)))))),
          (f32(2),), {}),
+        ("python_float_literal", lambda x: lax.mul(x, 0.1), (f32(2),), {}),
+        ("folded_float_literal", lambda x: x * 0.1, (f32(2),), {}),
+        ("scalar_arg_to_inner_jit", lambda x: jax.jit(lambda a, b: a * b)(x, 0.1),
+         (f32(2),), {}),
         ("long_nested_jaxpr_shared", lambda x: long_inner(x) + 1, (f32(2),), {}),
         ("debug_print", debug_print, (1.0,), {}),
     ]
@@ -322,6 +326,23 @@ EXPECTED = {
         "    g:f32[2] = cos f\n"
         "    h:f32[2] = sin g\n"
         "  in (h,) }"
+    ),
+    'python_float_literal': (
+        "{ lambda ; a:f32[2]. let b:f32[2] = mul a 0.1:f32[] in (b,) }"
+    ),
+    'folded_float_literal': (
+        "{ lambda ; a:f32[2]. let b:f32[2] = mul a 0.10000000149011612:f32[] in (b,) }"
+    ),
+    'scalar_arg_to_inner_jit': (
+        "{ lambda ; a:f32[2]. let\n"
+        "    b:f32[2] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[2] c:f32[]. let\n"
+        "          d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n"
+        "          b:f32[2] = mul a d\n"
+        "        in (b,) }\n"
+        "    ] a 0.1:f32[]\n"
+        "  in (b,) }"
     ),
     'long_nested_jaxpr_shared': (
         "let long_inner = { lambda ; a:f32[2]. let\n"

@@ -1,4 +1,5 @@
-"""``jit``, ``make_jaxpr``, ``eval_shape`` and friends (SPEC JIT-1 .. JIT-12).
+"""``jit``, ``make_jaxpr``, ``eval_shape`` and friends (SPEC JIT-1 .. JIT-10,
+DON-1 .. DON-4, TRC-4, NAN-3).
 
 ``jit(f)`` traces ``f`` once per *abstract signature* of its arguments (the
 pytree structure, each leaf's shape, dtype and weak type, and the values of
@@ -11,15 +12,16 @@ function records one ``jit`` equation holding the inner jaxpr.
 """
 import functools
 import inspect
+import operator
 import warnings
 import weakref
 
 import numpy as np
 
+from refjax._src import backend as _backend
 from refjax._src import config as _config
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src import errors
 from refjax._src import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
@@ -27,17 +29,22 @@ from refjax._src.core import Primitive, ShapedArray, Tracer
 
 
 # ---------------------------------------------------------------------------
-# ShapeDtypeStruct
+# ShapeDtypeStruct and typeof
 # ---------------------------------------------------------------------------
 
 class ShapeDtypeStruct:
-    """A shape, dtype and weak type standing in for an array (``eval_shape``)."""
+    """A shape, dtype and weak type standing in for an array (SPEC JIT-8).
+
+    The dtype is kept as given (``float64`` stays ``float64`` in the repr
+    even with x64 off); it is canonicalized where the struct is used as an
+    argument, as JAX does.
+    """
 
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(dtype))
+        self.dtype = dtypes.to_dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding
 
@@ -62,19 +69,38 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
-def _abstractify(x, path_name):
-    """The aval of one argument leaf, with JAX's message for non-arrays."""
+def _shape_dtype_struct(aval):
+    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+
+def typeof(x):
+    """The abstract value of ``x``: ``float32[2,3]``, ``~float32[]`` (JIT-8)."""
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    return core.get_aval(x)
+
+
+def _abstractify(x, fun, path):
+    """The aval of one argument leaf, with JAX's messages (SPEC JIT-5)."""
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if type(x) is int:
+        try:
+            return core.get_aval(x)
+        except OverflowError:
+            raise OverflowError(
+                "An overflow was encountered while parsing an argument to a "
+                f"jitted computation, whose argument path is {path}. Got "
+                f"{type(x)} with value {x}") from None
     try:
         return core.get_aval(x)
     except TypeError:
         raise TypeError(
-            f"Error interpreting argument to {path_name[0]} as an abstract array. "
+            f"Error interpreting argument to {fun!r} as an abstract array. "
             f"The problematic value is of type {type(x)} and was passed to the "
-            f"function at path {path_name[1]}.\nThis typically means that a "
+            f"function at path {path}.\nThis typically means that a "
             "jit-wrapped function was called with a non-array argument, and this "
-            "argument must be marked as static using the static_argnums or "
+            "argument was not marked as static using the static_argnums or "
             "static_argnames parameters of jax.jit.") from None
 
 
@@ -141,53 +167,63 @@ def executable_for(closed):
 
 
 def compile_jaxpr(closed):
-    """Turn a closed jaxpr into ``run(*buffers) -> [buffers]`` (SPEC JIT-10).
+    """Turn a closed jaxpr into ``run(*buffers) -> [buffers]`` (SPEC JIT-2).
 
-    Every variable gets a slot in a flat list; constants and literals are
-    converted to buffers once, here, rather than on every call.
+    "Compiling" writes the program out as straight-line Python, one line per
+    live equation, calling each primitive's implementation on backend
+    buffers::
+
+        def run(v0, v1):
+            v2 = _as_dtype(impl0(v0, v1), aval0)
+            return [v2]
+
+    Constants and literals become buffers once, here, bound as names of the
+    program's namespace, so a call does no interpretation work.  The source
+    is kept as ``run.source`` (``Compiled.as_text()`` shows it).
     """
-    jaxpr = closed.jaxpr
-    slots = {}
-    template = []
+    source, namespace = _program_source(closed)
+    exec(compile(source, "<refjax program>", "exec"), namespace)
+    run = namespace["run"]
+    run.source = source
+    return run
 
-    def slot_of(atom):
+
+def _program_source(closed):
+    """(Python source of ``run``, the names it uses) for ``closed``."""
+    jaxpr = closed.jaxpr
+    namespace = {"_as_dtype": _as_dtype}
+    names = {}
+
+    def name_of(atom):
         if isinstance(atom, core.Literal):
-            template.append(core.to_buffer(atom.val))
-            return len(template) - 1
-        if atom not in slots:
-            slots[atom] = len(template)
-            template.append(None)
-        return slots[atom]
+            name = f"lit{len(namespace)}"
+            namespace[name] = core.to_buffer(atom.val)
+            return name
+        name = names.get(atom)
+        if name is None:
+            name = names[atom] = f"v{len(names)}"
+        return name
 
     for v, c in zip(jaxpr.constvars, closed.consts):
-        template.append(core.to_buffer(c))
-        slots[v] = len(template) - 1
-    in_slots = [slot_of(v) for v in jaxpr.invars]
-    steps = []
-    for eqn in _live_equations(jaxpr):
-        ins = tuple(slot_of(v) for v in eqn.invars)
-        outs = tuple(slot_of(v) for v in eqn.outvars)
-        steps.append((eqn.primitive, eqn.params, ins, outs,
-                      [v.aval for v in eqn.outvars]))
-    out_slots = [slot_of(v) for v in jaxpr.outvars]
-
-    def run(*buffers):
-        env = list(template)
-        for i, b in zip(in_slots, buffers):
-            env[i] = b
-        check = _config.debug_nans.value or _config.debug_infs.value
-        for prim, params, ins, outs, avals in steps:
-            result = prim.impl(*[env[i] for i in ins], **params)
-            if not prim.multiple_results:
-                result = (result,)
-            for i, r, aval in zip(outs, result, avals):
-                env[i] = _as_dtype(r, aval)
-            if check:
-                core.check_nans(prim.name, [core.wrap_buffer(env[i], a)
-                                            for i, a in zip(outs, avals)])
-        return [env[i] for i in out_slots]
-
-    return run
+        namespace[name_of(v)] = core.to_buffer(c)
+    lines = [f"def run({', '.join(name_of(v) for v in jaxpr.invars)}):"]
+    for k, eqn in enumerate(_live_equations(jaxpr)):
+        namespace[f"impl{k}"] = eqn.primitive.impl
+        args = [name_of(v) for v in eqn.invars]
+        if eqn.params:
+            namespace[f"params{k}"] = eqn.params
+            args.append(f"**params{k}")
+        call = f"impl{k}({', '.join(args)})"
+        if not eqn.primitive.multiple_results:
+            namespace[f"aval{k}"] = eqn.outvars[0].aval
+            lines.append(f"    {name_of(eqn.outvars[0])} = _as_dtype({call}, aval{k})")
+            continue
+        lines.append(f"    out{k} = {call}")
+        for j, v in enumerate(eqn.outvars):
+            namespace[f"aval{k}_{j}"] = v.aval
+            lines.append(f"    {name_of(v)} = _as_dtype(out{k}[{j}], aval{k}_{j})")
+    lines.append(f"    return [{', '.join(name_of(v) for v in jaxpr.outvars)}]")
+    return "\n".join(lines) + "\n", namespace
 
 
 def _live_equations(jaxpr):
@@ -210,34 +246,23 @@ def _has_effects(eqn):
 
 
 def _as_dtype(buffer, aval):
-    dt = getattr(buffer, "dtype", None)
-    if dt is None or dt != aval.dtype or not hasattr(buffer, "shape"):
-        from refjax._src import backend
-        buffer = backend.get().xp.asarray(buffer).astype(aval.dtype)
-    return buffer
+    """``buffer`` as an array of ``aval``'s dtype (kernels may return Python
+    scalars or a wider NumPy dtype)."""
+    try:
+        if buffer.dtype == aval.dtype:
+            return buffer
+    except AttributeError:
+        pass
+    from refjax._src import backend
+    return backend.get().xp.asarray(buffer).astype(aval.dtype)
 
 
 # ---------------------------------------------------------------------------
-# jit
+# jit: resolving static and donated arguments (SPEC JIT-4, DON-4)
 # ---------------------------------------------------------------------------
 
-_all_jit_functions = weakref.WeakSet()
-
-
-def _normalize_argnums(argnums, nargs_hint=None):
-    if argnums is None:
-        return ()
-    if isinstance(argnums, int):
-        return (argnums,)
-    return tuple(int(a) for a in argnums)
-
-
-def _normalize_argnames(argnames):
-    if argnames is None:
-        return ()
-    if isinstance(argnames, str):
-        return (argnames,)
-    return tuple(argnames)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY,
+               inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def _signature(fun):
@@ -247,26 +272,114 @@ def _signature(fun):
         return None
 
 
-def _infer_names_and_nums(sig, nums, names):
-    """Fill in static/donated argnames from argnums and back (as JAX does)."""
-    if sig is None:
-        return nums, names
+def _index_tuple(x):
+    """An int or a sequence of ints as a tuple (``TypeError`` otherwise)."""
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _str_tuple(x):
+    """A string or a sequence of strings as a tuple."""
+    if isinstance(x, str):
+        return (x,)
+    out = tuple(x)
+    for name in out:
+        if not isinstance(name, str):
+            raise TypeError(f"argument is not a string: {name}")
+    return out
+
+
+def _infer_argnums_and_argnames(sig, argnums, argnames):
+    """Fill in argnames from argnums or the reverse, through the signature.
+
+    Only positional-or-keyword parameters have both a position and a name;
+    a negative argnum names no parameter (it is resolved per call).
+    """
+    if argnums is None and argnames is None:
+        return (), ()
+    if argnums is not None and argnames is not None:
+        return _index_tuple(argnums), _str_tuple(argnames)
     params = list(sig.parameters.values())
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                  p.POSITIONAL_OR_KEYWORD)]
-    names = tuple(names) + tuple(
-        positional[i].name for i in nums
-        if -len(positional) <= i < len(positional)
-        and positional[i].kind != positional[i].POSITIONAL_ONLY
-        and positional[i].name not in names)
-    by_name = {p.name: i for i, p in enumerate(positional)}
-    nums = tuple(nums) + tuple(by_name[n] for n in names
-                               if n in by_name and by_name[n] not in nums)
-    return nums, names
+    if argnums is None:
+        argnames = _str_tuple(argnames)
+        argnums = tuple(i for i, p in enumerate(params)
+                        if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in argnames)
+    else:
+        argnums = _index_tuple(argnums)
+        argnames = tuple(p.name for i, p in enumerate(params)
+                         if p.kind is p.POSITIONAL_OR_KEYWORD and i in argnums)
+    return argnums, argnames
 
 
-class _HashableStatic:
-    """A static argument in a cache key, hashed once with JAX's error."""
+def _validate_argnums(sig, argnums, what):
+    n_positional = 0
+    for p in sig.parameters.values():
+        if p.kind in _POSITIONAL:
+            n_positional += 1
+        elif p.kind is p.VAR_POSITIONAL:
+            return          # any position is valid
+    if argnums and (-min(argnums) > n_positional or max(argnums) >= n_positional):
+        raise ValueError(f"Jitted function has {what}={argnums}, but only "
+                         f"accepts {n_positional} positional arguments.")
+
+
+def _validate_argnames(sig, argnames, what):
+    valid, positional_only, var_kwargs = set(), set(), False
+    for p in sig.parameters.values():
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            valid.add(p.name)
+        elif p.kind is p.VAR_KEYWORD:
+            var_kwargs = True
+        else:
+            positional_only.add(p.name)
+    bad = positional_only & set(argnames)
+    if bad:
+        raise ValueError(f"Jitted function has invalid argnames {bad} in "
+                         f"{what}. These are positional-only")
+    bad = set(argnames) - valid
+    if bad and not var_kwargs:
+        raise ValueError(f"Jitted function has invalid argnames {bad} in "
+                         f"{what}. Function does not take these args.")
+
+
+def _resolve_argnums(fun, sig, static_argnums, static_argnames,
+                     donate_argnums, donate_argnames):
+    """Validated (static nums, static names, donate nums, donate names).
+
+    Names and numbers are inferred from each other through the signature, so
+    an argument marked static by position is also static when passed by
+    keyword (SPEC JIT-4).  Without a signature nothing is checked.
+    """
+    if sig is None:
+        if donate_argnames is not None:
+            raise ValueError(f"Getting the signature of function {fun} failed. "
+                             "Pass donate_argnums instead of donate_argnames.")
+        static = (() if static_argnums is None else _index_tuple(static_argnums),
+                  () if static_argnames is None else _str_tuple(static_argnames))
+        donate = () if donate_argnums is None else _index_tuple(donate_argnums)
+        return static + (donate, ())
+    snums, snames = _infer_argnums_and_argnames(sig, static_argnums, static_argnames)
+    dnums, dnames = _infer_argnums_and_argnames(sig, donate_argnums, donate_argnames)
+    _validate_argnums(sig, snums, "static_argnums")
+    _validate_argnames(sig, snames, "static_argnames")
+    _validate_argnums(sig, dnums, "donate_argnums")
+    _validate_argnames(sig, dnames, "donate_argnames")
+    both = set(snames) & set(dnames)
+    if both:
+        raise ValueError(
+            "static_argnames and donate_argnames cannot intersect. Argument "
+            f"names {both} appear in both static_argnames and donate_argnames")
+    return snums, snames, dnums, dnames
+
+
+class _Static:
+    """A static argument in a cache key (SPEC JIT-4).
+
+    Static values are compared by type and ``==`` and hashed once; values
+    that cannot be hashed raise JAX's ``ValueError``.
+    """
 
     __slots__ = ("value", "hash")
 
@@ -285,9 +398,7 @@ class _HashableStatic:
         return self.hash
 
     def __eq__(self, other):
-        if not isinstance(other, _HashableStatic):
-            return False
-        if type(self.value) is not type(other.value):
+        if not isinstance(other, _Static) or type(self.value) is not type(other.value):
             return False
         try:
             return bool(self.value == other.value)
@@ -295,41 +406,206 @@ class _HashableStatic:
             return False
 
 
+class _ArgNamer:
+    """Argument names as JAX prints them: ``x``, ``args[1]``, ``kw['m']``."""
+
+    def __init__(self, sig):
+        self.positional, self.varargs, self.varkw, self.named = [], None, None, set()
+        if sig is None:
+            self.varargs, self.varkw = "args", "kwargs"
+            return
+        for p in sig.parameters.values():
+            if p.kind in _POSITIONAL:
+                self.positional.append(p.name)
+            elif p.kind is p.VAR_POSITIONAL:
+                self.varargs = p.name
+            elif p.kind is p.VAR_KEYWORD:
+                self.varkw = p.name
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                self.named.add(p.name)
+
+    def position(self, i):
+        if i < len(self.positional):
+            return self.positional[i]
+        return f"{self.varargs or 'args'}[{i - len(self.positional)}]"
+
+    def keyword(self, k):
+        if k in self.named or self.varkw is None:
+            return k
+        return f"{self.varkw}[{k!r}]"
+
+
+# ---------------------------------------------------------------------------
+# jit: the caches (SPEC JIT-2, JIT-3)
+# ---------------------------------------------------------------------------
+#
+# Two levels, as in JAX:
+# * the trace cache, shared by every jit of the same function object (and by
+#   make_jaxpr, eval_shape, lower): abstract signature -> traced jaxpr;
+# * each jitted callable's call cache: call signature (which also tells
+#   jax.Arrays from NumPy values) -> what is needed to run, including the
+#   donation plan.  ``_cache_size()`` counts these.
+
+_trace_caches = weakref.WeakKeyDictionary()   # function -> {signature: _Traced}
+_all_jit_functions = weakref.WeakSet()
+
+_x64 = _config.enable_x64
+_promotion = _config.numpy_dtype_promotion
+_rank_promotion = _config.numpy_rank_promotion
+_matmul_precision = _config.default_matmul_precision
+_disable_jit = _config.disable_jit
+_debug_nans = _config.debug_nans
+_debug_infs = _config.debug_infs
+
+
 def _config_key():
-    """The options that change tracing, so they are part of the cache key."""
-    return (_config.enable_x64.value, _config.numpy_dtype_promotion.value,
-            _config.numpy_rank_promotion.value, _config.default_matmul_precision.value)
+    """The options a jitted call depends on.
+
+    The first four change tracing; the last three change how the program is
+    run.  Read straight from the options' global values when no ``with``
+    override is active, since this runs on every call.
+    """
+    if not _config._overrides.values:
+        return (_x64._global, _promotion._global, _rank_promotion._global,
+                _matmul_precision._global, _disable_jit._global,
+                _debug_nans._global, _debug_infs._global)
+    return (_x64.value, _promotion.value, _rank_promotion.value,
+            _matmul_precision.value, _disable_jit.value, _debug_nans.value,
+            _debug_infs.value)
 
 
-class _CacheEntry:
-    __slots__ = ("closed", "out_tree", "run", "hoisted", "donated")
+def _trace_cache_for(fun):
+    try:
+        cache = _trace_caches.get(fun)
+        if cache is None:
+            cache = _trace_caches[fun] = {}
+        return cache
+    except TypeError:           # not weakly referenceable or not hashable
+        return {}
 
-    def __init__(self, closed, out_tree, donated):
+
+class _Traced:
+    """One trace of a function: its closed jaxpr and output tree."""
+
+    __slots__ = ("closed", "out_tree", "in_tree")
+
+    def __init__(self, closed, out_tree, in_tree):
         self.closed = closed
         self.out_tree = out_tree
-        self.donated = donated
-        self.run = None
+        self.in_tree = in_tree
 
+
+class _CallEntry:
+    """What a jitted callable needs to run one call signature."""
+
+    __slots__ = ("traced", "arg_names", "in_avals", "donated", "_delete", "run",
+                 "out_avals", "single", "scalar_dtypes")
+
+    def __init__(self, traced, arg_names, in_avals, donated):
+        self.traced = traced
+        self.arg_names = arg_names
+        self.in_avals = in_avals
+        self.donated = donated          # per input leaf: donated by the user
+        self._delete = None
+        self.run = None
+        self.out_avals = traced.closed.out_avals
+        self.single = traced.out_tree.num_leaves == 1 and traced.out_tree.num_nodes == 1
+        self.scalar_dtypes = None
+
+    def deletions(self):
+        """Per input leaf, whether a call deletes it (worked out, and warned
+        about, once: when the program is first run or lowered)."""
+        if self._delete is None and self.donated is not None:
+            self._delete = _donation_plan(self.in_avals, self.donated,
+                                          self.out_avals)
+        return self._delete
+
+    def call_fast(self, args):
+        """Run on positional leaves already known to match (the hot path)."""
+        if self.scalar_dtypes is None:
+            bufs = [a._buffer for a in args]
+        else:
+            bufs = [a._buffer if dt is None else _scalar_buffer(a, dt)
+                    for a, dt in zip(args, self.scalar_dtypes)]
+        outs = self.run(*bufs)
+        if self.single:
+            a = self.out_avals[0]
+            return ArrayImpl(outs[0], a.dtype, a.weak_type)
+        return tree_util.tree_unflatten(
+            self.traced.out_tree,
+            [ArrayImpl(b, a.dtype, a.weak_type) for b, a in zip(outs, self.out_avals)])
+
+
+def _scalar_buffer(x, dtype):
+    return _backend.get().asarray(np.asarray(x, dtype=dtype))
+
+
+_INT32_MIN, _INT32_MAX = -(1 << 31), 1 << 31
+
+
+def _fast_key(args, cfg):
+    """The call signature of plain positional Arrays and Python scalars, or
+    None when the slow path must look (pytrees, NumPy values, big ints...)."""
+    key = [cfg]
+    for a in args:
+        t = type(a)
+        if t is ArrayImpl:
+            buf = a._buffer
+            if buf is None:
+                return None
+            key.append((buf.shape, a._dtype, a.weak_type))
+        elif t is float or t is bool or t is complex or (
+                t is int and _INT32_MIN <= a < _INT32_MAX):
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
+class _Call:
+    """One call's arguments, split into static values and array leaves."""
+
+    __slots__ = ("cfg", "flat", "in_tree", "avals", "statics", "dyn_positions",
+                 "key", "names")
+
+
+# ---------------------------------------------------------------------------
+# jit
+# ---------------------------------------------------------------------------
 
 class JitWrapped:
-    """The callable ``jax.jit`` returns (SPEC JIT-1)."""
+    """The callable ``jax.jit`` returns (SPEC JIT-1).
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
-                 donate_argnames, inline, keep_unused):
+    Everything that depends only on ``fun`` and the jit options (signature,
+    argument names, static and donated positions) is worked out here, once,
+    so a call does no introspection.
+    """
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None,
+                 donate_argnums=None, donate_argnames=None, inline=False,
+                 keep_unused=False, traced_for="jit"):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         self.fun = fun
-        self._sig = _signature(fun)
-        self.static_argnums, self.static_argnames = _infer_names_and_nums(
-            self._sig, _normalize_argnums(static_argnums),
-            _normalize_argnames(static_argnames))
-        self.donate_argnums, self.donate_argnames = _infer_names_and_nums(
-            self._sig, _normalize_argnums(donate_argnums),
-            _normalize_argnames(donate_argnames))
+        sig = _signature(fun)
+        (self.static_argnums, self.static_argnames, self.donate_argnums,
+         self.donate_argnames) = _resolve_argnums(
+            fun, sig, static_argnums, static_argnames, donate_argnums,
+            donate_argnames)
+        self._static_names = frozenset(self.static_argnames)
+        self._donate_nums = frozenset(self.donate_argnums)
+        self._donate_names = frozenset(self.donate_argnames)
+        self._namer = _ArgNamer(sig)
+        self._plain = not (self.static_argnums or self.static_argnames or
+                           self.donate_argnums or self.donate_argnames)
         self.inline = inline
         self.keep_unused = keep_unused
-        self._cache = {}
+        self._traced_for = traced_for
         self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._src = core.fun_source_info(fun)
+        self._traces = _trace_cache_for(fun)
+        self._calls = {}
+        self._fast = {}
         functools.update_wrapper(self, fun, updated=())
         _all_jit_functions.add(self)
 
@@ -341,250 +617,447 @@ class JitWrapped:
             return self
         return functools.partial(self, obj)
 
-    # -- argument handling ------------------------------------------------------
-    def _split_args(self, args, kwargs):
-        """(dynamic args, dynamic kwargs, static key) with JAX's checks."""
+    # -- calling ----------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self._plain and not kwargs and core._trace_state.trace is core.eval_trace:
+            key = _fast_key(args, _config_key())
+            entry = self._fast.get(key) if key is not None else None
+            if entry is not None:
+                return entry.call_fast(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """The general path: any arguments, any trace, debug options."""
+        cfg = _config_key()
+        if cfg[4]:                                  # jax_disable_jit
+            return self.fun(*args, **kwargs)
+        call = self._parse(args, kwargs, cfg)
+        entry = self._entry(call)
+        trace = core.current_trace()
+        if trace is not core.eval_trace:
+            outs = self._bind(entry, call.flat)
+        elif cfg[5] or cfg[6]:
+            outs = self._execute_checked(entry, call.flat, args, kwargs, cfg)
+        else:
+            outs = _execute(entry, call.flat)
+            self._remember_fast(entry, call, args, kwargs, cfg)
+        return tree_util.tree_unflatten(entry.traced.out_tree, outs)
+
+    def _remember_fast(self, entry, call, args, kwargs, cfg):
+        """Let later calls with this signature take the hot path."""
+        if not self._plain or kwargs:
+            return
+        key = _fast_key(args, cfg)
+        if key is None:
+            return
+        if any(type(a) is not ArrayImpl for a in args):
+            entry.scalar_dtypes = tuple(None if type(a) is ArrayImpl else av.dtype
+                                        for a, av in zip(args, call.avals))
+        self._fast[key] = entry
+
+    # -- arguments --------------------------------------------------------------
+    def _parse(self, args, kwargs, cfg):
+        """Split static from dynamic arguments; abstract the dynamic leaves."""
         nargs = len(args)
-        statics = []
-        dyn_args = []
-        static_nums = {i % nargs if -nargs <= i < nargs else i
-                       for i in self.static_argnums} if nargs else set()
+        static_pos = {i + nargs if i < 0 else i for i in self.static_argnums}
+        statics, dyn_positions, dyn_args = [], [], []
         for i, a in enumerate(args):
-            if i in static_nums:
-                statics.append((i, _HashableStatic(a)))
+            if i in static_pos:
+                statics.append((i, _Static(a)))
             else:
-                dyn_args.append((i, a))
+                dyn_positions.append(i)
+                dyn_args.append(a)
         dyn_kwargs = {}
         for k in sorted(kwargs):
-            if k in self.static_argnames:
-                statics.append((k, _HashableStatic(kwargs[k])))
+            if k in self._static_names:
+                statics.append((k, _Static(kwargs[k])))
             else:
                 dyn_kwargs[k] = kwargs[k]
-        return dyn_args, dyn_kwargs, tuple(statics)
+        call = _Call()
+        call.cfg = cfg
+        call.flat, call.in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+        call.statics = tuple(statics)
+        call.dyn_positions = tuple(dyn_positions)
+        call.names = None
+        call.avals = self._avals(call, dyn_positions, dyn_args, dyn_kwargs)
+        kinds = tuple(type(x) is ArrayImpl for x in call.flat)
+        call.key = (cfg, call.in_tree, tuple(call.avals), kinds, call.statics)
+        return call
 
-    def _arg_names(self, dyn_args, dyn_kwargs):
-        params = list(self._sig.parameters.values()) if self._sig else []
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                      p.POSITIONAL_OR_KEYWORD)]
+    def _avals(self, call, dyn_positions, dyn_args, dyn_kwargs):
+        try:
+            return [x.aval if isinstance(x, Tracer) else core.get_aval(x)
+                    for x in call.flat]
+        except (TypeError, OverflowError):
+            pass            # redo leaf by leaf, naming the culprit
+        names = self._leaf_names(dyn_positions, dyn_args, dyn_kwargs)
+        return [_abstractify(x, self.fun, n) for x, n in zip(call.flat, names)]
+
+    def _leaf_names(self, dyn_positions, dyn_args, dyn_kwargs):
+        """``x``, ``d['a'][1]``, ``args[0]``: one name per dynamic leaf."""
         names = []
-        for i, a in dyn_args:
-            base = positional[i].name if i < len(positional) else f"args[{i}]"
+        for i, a in zip(dyn_positions, dyn_args):
+            base = self._namer.position(i)
             names.extend(base + tree_util.keystr(path)
                          for path, _ in tree_util.tree_flatten_with_path(a)[0])
         for k, v in dyn_kwargs.items():
-            names.extend(k + tree_util.keystr(path)
+            base = self._namer.keyword(k)
+            names.extend(base + tree_util.keystr(path)
                          for path, _ in tree_util.tree_flatten_with_path(v)[0])
-        return tuple(names)
+        return names
 
-    def _donated_leaves(self, dyn_args, dyn_kwargs):
-        nargs = len(dyn_args) + len(dyn_kwargs)
+    def _donated(self, call):
+        """Per dynamic leaf: whether the user donated it (SPEC DON-1).
+
+        Donated positions are matched literally (a negative number donates
+        nothing); keyword arguments by name.  Donation is off under
+        ``jax_debug_nans``, as in JAX.
+        """
+        if not (self._donate_nums or self._donate_names) or _debug_nans.value:
+            return None
+        dyn_args, dyn_kwargs = tree_util.tree_unflatten(call.in_tree, call.flat)
         flags = []
-        donate_nums = set(self.donate_argnums)
-        for i, a in dyn_args:
-            n = len(tree_util.tree_leaves(a))
-            flags.extend([i in donate_nums] * n)
+        for i, a in zip(call.dyn_positions, dyn_args):
+            flags.extend([i in self._donate_nums] * len(tree_util.tree_leaves(a)))
         for k, v in dyn_kwargs.items():
-            n = len(tree_util.tree_leaves(v))
-            flags.extend([k in self.donate_argnames] * n)
-        del nargs
-        return tuple(flags)
+            flags.extend([k in self._donate_names] * len(tree_util.tree_leaves(v)))
+        return tuple(flags) if any(flags) else None
 
     # -- tracing ----------------------------------------------------------------
-    def _trace(self, args, kwargs):
-        """(entry, flat args) for this call, tracing on a cache miss."""
-        dyn_args, dyn_kwargs, statics = self._split_args(args, kwargs)
-        flat, in_tree = tree_util.tree_flatten(
-            ([a for _, a in dyn_args], dyn_kwargs))
-        avals = []
-        for x in flat:
-            if type(x) in core._SCALAR_TYPES or isinstance(x, (Tracer, ArrayImpl)):
-                avals.append(core.get_aval(x))
-            else:
-                avals.append(None)
-        if None in avals:
-            names = self._arg_names(dyn_args, dyn_kwargs)
-            avals = [_abstractify(x, (self._name, names[i] if i < len(names) else "?"))
-                     for i, x in enumerate(flat)]
-        key = (in_tree, tuple(avals), statics,
-               tuple(i for i, _ in dyn_args), _config_key())
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._trace_new(dyn_args, dyn_kwargs, statics, in_tree, avals, args)
-            self._cache[key] = entry
-        return entry, flat
+    def _entry(self, call):
+        """The call entry for ``call``, tracing on a miss of both caches."""
+        entry = self._calls.get(call.key)
+        if entry is not None:
+            return entry
+        traced = self._traced(call)
+        if call.names is None:
+            call.names = self._names_of(call)
+        entry = _CallEntry(traced, call.names, call.avals, self._donated(call))
+        if not _has_tracer_consts(traced.closed):
+            self._calls[call.key] = entry
+        return entry
 
-    def _trace_new(self, dyn_args, dyn_kwargs, statics, in_tree, avals, args):
-        static_pos = {k: s.value for k, s in statics if isinstance(k, int)}
-        static_kw = {k: s.value for k, s in statics if isinstance(k, str)}
-        debug = core.DebugInfo("jit", core.fun_source_info(self.fun),
-                               self._arg_names(dyn_args, dyn_kwargs))
+    def _names_of(self, call):
+        dyn_args, dyn_kwargs = tree_util.tree_unflatten(call.in_tree, call.flat)
+        return tuple(self._leaf_names(call.dyn_positions, dyn_args, dyn_kwargs))
+
+    def _traced(self, call):
+        # The first four options change tracing (see _config_key).
+        key = (call.cfg[:4], call.in_tree, tuple(call.avals), call.statics)
+        traced = self._traces.get(key)
+        if traced is None:
+            traced = self._trace_now(call)
+            if not _has_tracer_consts(traced.closed):
+                self._traces[key] = traced
+        return traced
+
+    def _trace_now(self, call):
+        """Run ``fun`` on tracers: the only place user code runs under jit."""
+        call.names = self._names_of(call)
+        debug = core.DebugInfo(self._traced_for, self._src, call.names)
+        static_pos = {k: s.value for k, s in call.statics if isinstance(k, int)}
+        static_kw = {k: s.value for k, s in call.statics if isinstance(k, str)}
+        nargs = len(call.dyn_positions) + len(static_pos)
         out_tree_box = []
 
         def flat_fun(*leaves):
-            dyn_vals, kw = tree_util.tree_unflatten(in_tree, leaves)
-            it = iter(dyn_vals)
-            full = [static_pos[i] if i in static_pos else next(it)
-                    for i in range(len(args))]
-            out = self.fun(*full, **kw, **static_kw)
-            out_flat, out_tree = tree_util.tree_flatten(out)
-            for o in out_flat:
-                if not (isinstance(o, (Tracer, ArrayImpl, np.ndarray, np.generic))
-                        or type(o) in core._SCALAR_TYPES):
-                    raise TypeError(
-                        f"Value {o!r} of type {type(o)} is not a valid JAX type")
+            dyn_args, dyn_kwargs = tree_util.tree_unflatten(call.in_tree, leaves)
+            dyn = iter(dyn_args)
+            full = [static_pos[i] if i in static_pos else next(dyn)
+                    for i in range(nargs)]
+            out = self.fun(*full, **dyn_kwargs, **static_kw)
+            out_paths, out_tree = tree_util.tree_flatten_with_path(out)
+            for path, leaf in out_paths:
+                self._check_output(leaf, path)
             out_tree_box.append(out_tree)
-            return out_flat
+            return [leaf for _, leaf in out_paths]
 
-        closed = pe.trace_to_jaxpr(flat_fun, avals, debug)
-        donated = self._donated_leaves(dyn_args, dyn_kwargs)
-        return _CacheEntry(closed, out_tree_box[0], donated)
+        closed = pe.trace_to_jaxpr(flat_fun, call.avals, debug)
+        return _Traced(closed, out_tree_box[0], call.in_tree)
 
-    # -- calling ----------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        if _config.disable_jit.value:
-            return self.fun(*args, **kwargs)
-        entry, flat = self._trace(args, kwargs)
-        trace = core.current_trace()
-        if trace is core.eval_trace:
-            outs = _execute(entry, flat)
-        else:
-            outs = self._bind(trace, entry, flat)
-        return tree_util.tree_unflatten(entry.out_tree, outs)
+    def _check_output(self, leaf, path):
+        if isinstance(leaf, (Tracer, ArrayImpl, np.ndarray, np.generic)) or \
+                type(leaf) in core._SCALAR_TYPES:
+            return
+        where = f" at output component {tree_util.keystr(path)}" if path else ""
+        raise TypeError(
+            f"function {self._src} traced for {self._traced_for} returned a "
+            f"value of type {type(leaf)}{where}, which is not a valid JAX type")
 
-    def _bind(self, trace, entry, flat):
-        closed, hoisted = pe.closure_convert(entry.closed)
+    # -- running ------------------------------------------------------------------
+    def _bind(self, entry, flat):
+        """Under another trace: one ``jit`` equation (or the body, inlined)."""
+        closed, hoisted = pe.closure_convert(entry.traced.closed)
         if self.inline:
             return core.eval_jaxpr(closed.jaxpr, closed.consts, *hoisted, *flat)
         n = len(hoisted) + len(flat)
-        donated = (False,) * len(hoisted) + entry.donated
+        donated = (False,) * len(hoisted) + (entry.donated or (False,) * len(flat))
         return jit_p.bind(*hoisted, *flat, jaxpr=closed, name=self._name,
                           donated_invars=donated, inline=self.inline,
                           keep_unused=self.keep_unused,
                           in_shardings=(UNSPECIFIED,) * n,
                           out_shardings=(UNSPECIFIED,) * len(closed.jaxpr.outvars))
 
+    def _execute_checked(self, entry, flat, args, kwargs, cfg):
+        """Run, then look for NaN/Inf in the outputs (SPEC NAN-3).
+
+        On a hit, the function is run again without ``jit``, op by op, so
+        that the primitive that produced the value raises; if that run
+        finds nothing, the jitted result itself is reported.
+        """
+        outs = _execute(entry, flat)
+        bad = _first_invalid(outs, entry.out_avals, nans=cfg[5], infs=cfg[6])
+        if bad is None:
+            return outs
+        print("Invalid nan value encountered in the output of a jax.jit "
+              "function. Calling the de-optimized version.")
+        try:
+            self.fun(*args, **kwargs)
+        except (FloatingPointError, ZeroDivisionError) as e:
+            raise e from None
+        raise FloatingPointError(
+            f"{('jit(' + self._name + ')', bad)}. Because "
+            "jax_config.debug_nans.value and/or config.jax_debug_infs is set, the "
+            "de-optimized function (i.e., the function as if the `jit` "
+            "decorator were removed) was called in an attempt to get a more "
+            "precise error message. However, the de-optimized function did not "
+            "produce invalid values during its execution. This behavior can "
+            "result from `jit` optimizations causing the invalid value to be "
+            "produced. It may also arise from having nan/inf literals as "
+            "inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. "
+            "\n\nIt may be possible to avoid the invalid value by removing the "
+            "`jit` decorator, at the cost of losing optimizations. \n\n"
+            "If you see this error, consider opening a bug report at "
+            "https://github.com/jax-ml/jax.") from None
+
     # -- introspection and AOT --------------------------------------------------
     def _cache_size(self):
-        return len(self._cache)
+        """How many call signatures this jitted function has compiled for."""
+        return len(self._calls)
 
     def clear_cache(self):
-        self._cache.clear()
+        self._calls.clear()
+        self._fast.clear()
+        self._traces.clear()
+
+    def _entry_for(self, args, kwargs):
+        call = self._parse(args, kwargs, _config_key())
+        return self._entry(call), call
 
     def trace(self, *args, **kwargs):
-        entry, flat = self._trace(args, kwargs)
-        return Traced(self, entry, flat)
+        entry, call = self._entry_for(args, kwargs)
+        return Traced(self, entry, call)
 
     def lower(self, *args, **kwargs):
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
-        entry, _ = self._trace(args, kwargs)
+        entry, _ = self._entry_for(args, kwargs)
         return tree_util.tree_unflatten(
-            entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                             for a in entry.closed.out_avals])
+            entry.traced.out_tree, [_shape_dtype_struct(a) for a in entry.out_avals])
+
+
+def _has_tracer_consts(closed):
+    """A jaxpr closing over tracers of an enclosing trace is valid only
+    inside that trace, so it is never cached."""
+    return any(isinstance(c, Tracer) for c in closed.consts)
+
+
+def _first_invalid(outs, avals, nans, infs):
+    """``'nan'`` or ``'inf'`` for the first output buffer holding one."""
+    xp = _backend.get().xp
+    for b, a in zip(outs, avals):
+        if not dtypes.issubdtype(a.dtype, np.inexact):
+            continue
+        host = np.asarray(_backend.get().to_host(xp.asarray(b)))
+        if host.dtype.kind == "V" or host.dtype not in (np.float16, np.float32,
+                                                        np.float64, np.complex64,
+                                                        np.complex128):
+            host = host.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+        if nans and np.isnan(host).any():
+            return "nan"
+        if infs and np.isinf(host).any():
+            return "inf"
+    return None
+
+
+def _donation_plan(in_avals, donated, out_avals):
+    """Which donated inputs an output can reuse (SPEC DON-2).
+
+    As XLA:CPU does it: first each output takes the first unused donated
+    input of the same shape and dtype; then inputs still unused take an
+    unclaimed output with the same number of elements.  The rest are
+    reported in one ``UserWarning`` and left alive.
+    """
+    from collections import defaultdict, deque
+    by_type = defaultdict(deque)
+    for i, (a, d) in enumerate(zip(in_avals, donated)):
+        if d:
+            by_type[(a.shape, a.dtype)].append(i)
+    used, claimed = set(), set()
+    for j, a in enumerate(out_avals):
+        queue = by_type.get((a.shape, a.dtype))
+        if queue:
+            used.add(queue.popleft())
+            claimed.add(j)
+    by_size = defaultdict(deque)
+    for j, a in enumerate(out_avals):
+        if j not in claimed:
+            by_size[a.size].append(j)
+    for i, (a, d) in enumerate(zip(in_avals, donated)):
+        if d and i not in used and by_size.get(a.size):
+            by_size[a.size].popleft()
+            used.add(i)
+    unusable = [str(a) for i, (a, d) in enumerate(zip(in_avals, donated))
+                if d and i not in used]
+    if unusable:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(unusable)}.\n"
+            "See an explanation at "
+            "https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+            UserWarning, stacklevel=6)
+    return tuple(i in used for i in range(len(in_avals)))
 
 
 def _to_buffers(flat):
-    return [x._value if isinstance(x, ArrayImpl) else core.to_buffer(x) for x in flat]
+    return [x._value if type(x) is ArrayImpl else core.to_buffer(x) for x in flat]
 
 
 def _execute(entry, flat):
-    """Run a cache entry's program on concrete leaves (SPEC JIT-10, JIT-8)."""
+    """Run a call entry's program on concrete leaves (SPEC JIT-2, DON-1)."""
     if entry.run is None:
-        entry.run = executable_for(entry.closed)
-    buffers = _to_buffers(flat)
-    out = entry.run(*buffers)
-    avals = entry.closed.out_avals
-    results = [ArrayImpl(b, a.dtype, a.weak_type) for b, a in zip(out, avals)]
-    if any(entry.donated):
-        _donate(flat, entry.donated, avals)
+        entry.run = executable_for(entry.traced.closed)
+    out = entry.run(*_to_buffers(flat))
+    results = [ArrayImpl(b, a.dtype, a.weak_type) for b, a in zip(out, entry.out_avals)]
+    if entry.donated is not None:
+        for x, d in zip(flat, entry.deletions()):
+            if d and isinstance(x, ArrayImpl):
+                x.delete()
     return results
 
 
-def _donate(flat, donated, out_avals):
-    """Delete donated inputs that an output of the same type can reuse."""
-    free = [(a.shape, a.dtype) for a in out_avals]
-    unusable = []
-    for x, d in zip(flat, donated):
-        if not d or not isinstance(x, ArrayImpl):
-            continue
-        kind = (x.shape, x.dtype)
-        if kind in free:
-            free.remove(kind)
-            x.delete()
-        else:
-            unusable.append(f"{x.dtype.name}[{','.join(map(str, x.shape))}]")
-    if unusable:
-        warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.",
-                      UserWarning, stacklevel=4)
-
-
 class Traced:
-    """``jit(f).trace(*args)``: the jaxpr and what lowering needs."""
+    """``jit(f).trace(*args)``: the jaxpr and what lowering needs (JIT-7)."""
 
-    def __init__(self, wrapped, entry, flat):
+    def __init__(self, wrapped, entry, call):
         self._wrapped = wrapped
         self._entry = entry
-        self._flat = flat
+        self._call = call
 
     @property
     def jaxpr(self):
-        return self._entry.closed
+        return self._entry.traced.closed
 
     @property
     def out_info(self):
-        return self._wrapped.eval_shape  # pragma: no cover - rarely used
+        return tree_util.tree_unflatten(
+            self._entry.traced.out_tree,
+            [_shape_dtype_struct(a) for a in self._entry.out_avals])
 
     def lower(self):
-        return Lowered(self._wrapped, self._entry)
+        return Lowered(self._wrapped, self._entry, self._call)
+
+
+def _module_name(name):
+    """``jit_f``; ``<lambda>`` becomes ``_lambda`` as in JAX's module names."""
+    name = name.replace("<", "_").replace(">", "")
+    return "jit_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
 
 
 class Lowered:
-    """``jit(f).lower(*args)``: ``as_text()`` shows refjax's program."""
+    """``jit(f).lower(*args)`` (SPEC JIT-7).
 
-    def __init__(self, wrapped, entry):
+    refjax has no StableHLO: its lowered form is the jaxpr it will run,
+    printed inside ``module @jit_<name> { ... }``.
+    """
+
+    def __init__(self, wrapped, entry, call):
         self._wrapped = wrapped
         self._entry = entry
+        self._call = call
+        entry.deletions()       # JAX reports unusable donations when lowering
 
     def as_text(self, dialect=None, **unused):
-        """The jaxpr refjax will run, headed by the function's name.
+        return (f"module @{_module_name(self._wrapped._name)} {{\n"
+                f"{self._entry.traced.closed}\n}}\n")
 
-        refjax has no StableHLO; its lowered form is the jaxpr itself.
-        """
-        return f"module @jit_{self._wrapped._name} {{\n{self._entry.closed}\n}}\n"
+    @property
+    def out_info(self):
+        return Traced(self._wrapped, self._entry, self._call).out_info
 
-    def compile(self):
-        return Compiled(self._wrapped, self._entry)
+    def compile(self, compiler_options=None):
+        return Compiled(self._wrapped, self._entry, self._call)
 
     def cost_analysis(self):
         return {}
 
 
 class Compiled:
-    """A lowered program ready to run on arguments of the traced signature."""
+    """A program fixed to one argument signature (SPEC JIT-7).
 
-    def __init__(self, wrapped, entry):
+    It takes only the dynamic arguments (static ones were fixed when
+    lowering) and refuses other pytree structures, shapes or dtypes, and
+    tracers: a compiled program cannot be transformed further.
+    """
+
+    def __init__(self, wrapped, entry, call):
         self._wrapped = wrapped
         self._entry = entry
+        self._in_tree = call.in_tree
 
     def as_text(self):
-        return Lowered(self._wrapped, self._entry).as_text()
+        """The Python program refjax runs for this signature (JAX: HLO text)."""
+        if self._entry.run is None:
+            self._entry.run = executable_for(self._entry.traced.closed)
+        return f"# {_module_name(self._wrapped._name)}\n{self._entry.run.source}"
+
+    @property
+    def out_info(self):
+        return tree_util.tree_unflatten(
+            self._entry.traced.out_tree,
+            [_shape_dtype_struct(a) for a in self._entry.out_avals])
 
     def __call__(self, *args, **kwargs):
-        entry, flat = self._wrapped._trace(args, kwargs)
-        if entry is not self._entry:
+        flat, in_tree = tree_util.tree_flatten((args, kwargs))
+        for x in flat:
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    "Cannot apply JAX transformations to a function lowered and "
+                    "compiled for a particular signature. Detected argument of "
+                    f"Tracer type {type(x)}.")
+        if in_tree != self._in_tree:
+            raise TypeError(
+                "Function compiled with input pytree does not match the input "
+                "pytree it was called with. There are 1 mismatches, including:\n"
+                f"    * compiled for {self._in_tree}, called with {in_tree}")
+        self._check_types(flat)
+        return tree_util.tree_unflatten(self._entry.traced.out_tree,
+                                        _execute(self._entry, flat))
+
+    def _check_types(self, flat):
+        lines = []
+        for name, want, x in zip(self._entry.arg_names, self._entry.in_avals, flat):
+            got = core.get_aval(x)
+            if (got.shape, got.dtype) != (want.shape, want.dtype):
+                lines.append(f"Argument '{name}' compiled with {want.str_short()} "
+                             f"and called with {got.str_short()}")
+        if lines:
             raise TypeError(
                 "Argument types differ from the types for which this computation "
-                "was compiled. Call the jitted function instead, or lower and "
-                "compile again for the new argument types.")
-        return tree_util.tree_unflatten(entry.out_tree, _execute(entry, flat))
+                "was compiled. Perhaps you are calling the compiled executable "
+                "with a different enable_x64 mode than when it was AOT compiled? "
+                "The mismatches are:\n" + "\n".join(lines))
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None,
         keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, compiler_options=None):
-    """Compile ``fun`` by tracing it once per abstract signature (SPEC JIT-1)."""
+    """Compile ``fun`` by tracing it once per abstract signature (SPEC JIT-1).
+
+    ``jax.jit(f, ...)`` or, as a decorator factory, ``jax.jit(static_argnums=...)``;
+    every option is keyword-only.
+    """
     if fun is None:
         return functools.partial(
             jit, static_argnums=static_argnums, static_argnames=static_argnames,
@@ -595,9 +1068,10 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
 
 
 def clear_caches():
-    """Drop every jit cache entry (SPEC JIT-6)."""
+    """Drop every jit cache entry and compiled program (SPEC JIT-6)."""
     for f in list(_all_jit_functions):
         f.clear_cache()
+    _trace_caches.clear()
     _executables.clear()
 
 
@@ -607,27 +1081,33 @@ def clear_caches():
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
                abstracted_axes=None):
-    """A function returning the ``ClosedJaxpr`` of ``fun`` (SPEC JXP-2)."""
-    static_argnums = _normalize_argnums(static_argnums)
+    """A function returning the ``ClosedJaxpr`` of ``fun`` (SPEC TRC-4).
+
+    It shares jit's trace cache; ``static_argnums`` are Python values fixed
+    at trace time; ``return_shape=True`` also returns the output
+    ``ShapeDtypeStruct``s.
+    """
+    if not callable(fun):
+        raise TypeError("the first argument must be callable")
+    static_argnums = () if static_argnums is None else _index_tuple(static_argnums)
 
     @functools.wraps(fun)
     def make_jaxpr_f(*args, **kwargs):
-        wrapped = JitWrapped(fun, static_argnums, None, None, None, False, False)
-        entry, _ = wrapped._trace(args, kwargs)
+        wrapped = JitWrapped(fun, static_argnums)
+        entry, _ = wrapped._entry_for(args, kwargs)
+        closed = entry.traced.closed
         if not return_shape:
-            return entry.closed
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                  for a in entry.closed.out_avals]
-        return entry.closed, tree_util.tree_unflatten(entry.out_tree, shapes)
+            return closed
+        shapes = [_shape_dtype_struct(a) for a in entry.out_avals]
+        return closed, tree_util.tree_unflatten(entry.traced.out_tree, shapes)
 
     make_jaxpr_f.__name__ = f"make_jaxpr({getattr(fun, '__name__', fun)})"
     return make_jaxpr_f
 
 
 def eval_shape(fun, *args, **kwargs):
-    """The output ``ShapeDtypeStruct``s of ``fun`` without running it."""
-    wrapped = JitWrapped(fun, None, None, None, None, False, False)
-    return wrapped.eval_shape(*args, **kwargs)
+    """The output ``ShapeDtypeStruct``s of ``fun``, traced but not run (JIT-8)."""
+    return JitWrapped(fun).eval_shape(*args, **kwargs)
 
 
 def block_until_ready(x):
@@ -662,6 +1142,12 @@ def effects_barrier():
 
 
 def ensure_compile_time_eval():
-    """Run primitives eagerly inside the block, even while tracing."""
-    return core.set_current_trace(core.eval_trace)
+    """Evaluate operations on concrete values now, even while tracing (TRC-5).
+
+    Operations on tracers inside the block are still staged.
+    """
+    trace = core.current_trace()
+    if trace is core.eval_trace:
+        return core.set_current_trace(trace)
+    return core.set_current_trace(core.CompileTimeEvalTrace(trace))
 

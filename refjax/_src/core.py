@@ -1,6 +1,6 @@
 """The tracing core: abstract values, primitives, traces, tracers, jaxprs.
 
-How a program runs (SPEC TRC-1 .. TRC-4):
+How a program runs (SPEC TRC-1, TRC-2, LEAK-1):
 
 * Every operation ends in ``primitive.bind(*args, **params)``.
 * ``bind`` hands the operation to the *current trace*.  Outside any
@@ -19,6 +19,7 @@ transposition rules are attributes on the same :class:`Primitive` object.
 import contextlib
 import itertools
 import operator
+import os
 import sys
 
 import numpy as np
@@ -42,9 +43,11 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
+        # Built on every primitive application: skip conversions when the
+        # inputs already have the right types.
+        self.shape = shape if type(shape) is tuple else tuple(shape)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.weak_type = weak_type if type(weak_type) is bool else bool(weak_type)
 
     @property
     def ndim(self):
@@ -131,7 +134,7 @@ def is_array_like(x):
 # ---------------------------------------------------------------------------
 
 class Primitive:
-    """A named operation with one definition site (SPEC TRC-2).
+    """A named operation with one definition site (SPEC JXP-4).
 
     ``impl(*buffers, **params)`` computes on backend buffers;
     ``abstract_eval(*avals, **params)`` gives the output aval(s).  Rules for
@@ -188,7 +191,7 @@ class Trace:
 
 
 class EvalTrace(Trace):
-    """Runs primitives on concrete values (eager execution, SPEC TRC-3)."""
+    """Runs primitives on concrete values (eager execution)."""
 
     def process_primitive(self, primitive, args, params):
         return apply_primitive(primitive, args, params)
@@ -197,10 +200,39 @@ class EvalTrace(Trace):
         return "EvalTrace"
 
 
+class CompileTimeEvalTrace(Trace):
+    """``jax.ensure_compile_time_eval()`` while tracing (SPEC TRC-5).
+
+    An operation whose operands are all concrete runs now, on the backend,
+    and gives a concrete Array usable in Python control flow; an operation
+    on a tracer is handed to the trace that was current when the block
+    began, so it is still staged into the jaxpr.
+    """
+
+    def __init__(self, parent):
+        self.parent = parent
+
+    def process_primitive(self, primitive, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                return self.parent.process_primitive(primitive, args, params)
+        return apply_primitive(primitive, args, params)
+
+    def __repr__(self):
+        return "CompileTimeEvalTrace"
+
+
 def apply_primitive(primitive, args, params):
     """Run ``primitive`` on concrete arguments and wrap the results."""
-    buffers = [to_buffer(a) for a in args]
-    avals_in = [_concrete_aval(a, b) for a, b in zip(args, buffers)]
+    buffers, avals_in = [], []
+    for a in args:
+        if type(a) is ArrayImpl:  # the common case, kept short: eager speed
+            b = a._value
+            avals_in.append(ShapedArray(b.shape, a._dtype, a.weak_type))
+        else:
+            b = to_buffer(a)
+            avals_in.append(_concrete_aval(a, b))
+        buffers.append(b)
     avals_out = primitive.abstract_eval(*avals_in, **params)
     out = primitive.impl(*buffers, **params)
     if primitive.multiple_results:
@@ -233,12 +265,18 @@ def to_buffer(x):
 
 def wrap_buffer(buffer, aval):
     """A concrete Array holding ``buffer`` with the metadata of ``aval``."""
-    backend = _backend.get()
-    if not backend.is_array(buffer):
-        buffer = backend.xp.asarray(buffer)
+    if type(buffer) is not _backend_array_type():
+        backend = _backend.get()
+        if not backend.is_array(buffer):
+            buffer = backend.xp.asarray(buffer)
     if buffer.dtype != aval.dtype:
         buffer = buffer.astype(aval.dtype)
     return ArrayImpl(buffer, aval.dtype, aval.weak_type)
+
+
+def _backend_array_type():
+    """The exact array type of the active backend (a fast path for checks)."""
+    return _backend.get().xp.ndarray
 
 
 def check_nans(name, results):
@@ -359,52 +397,68 @@ class Tracer(Array):
         return type(self).__name__
 
     # -- the places a concrete value is required ---------------------------
-    def _context(self):
-        """The sentence naming the traced function and the argument used."""
-        return self._trace.describe_tracer(self)
+    # Shape problems are reported first, as for concrete arrays; then the
+    # error class JAX raises, built from the tracer (SPEC ERR-2 .. ERR-5).
+    def _error_repr(self):
+        return f"traced array with shape {self.aval.str_short()}"
+
+    def _origin_msg(self):
+        """A newline and the sentence naming the traced function and the
+        arguments this value depends on (SPEC ERR-6); empty if unknown."""
+        context = self._trace.describe_tracer(self) if hasattr(
+            self._trace, "describe_tracer") else ""
+        return "\n" + context if context else ""
 
     def __bool__(self):
-        raise errors.TracerBoolConversionError(
-            "Attempted boolean conversion of traced array with shape "
-            f"{self.aval.str_short()}.\n{self._context()}")
+        if self.size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous. "
+                             "Use `array.size > 0` to check that an array is "
+                             "not empty.")
+        if self.size > 1:
+            raise ValueError("The truth value of an array with more than one "
+                             "element is ambiguous. Use a.any() or a.all()")
+        raise errors.TracerBoolConversionError(self)
 
-    def _concretization_error(self, fun_name):
+    def _scalar_conversion_error(self, fun_name):
+        if self.ndim:
+            return TypeError("Only scalar arrays can be converted to Python "
+                             f"scalars; got arr.ndim={self.ndim}")
         return errors.ConcretizationTypeError(
-            "Abstract tracer value encountered where concrete value is "
-            f"expected: traced array with shape {self.aval.str_short()}\n"
-            f"The problem arose with the `{fun_name}` function. If trying to "
-            "convert the data type of a value, try using "
-            f"`x.astype({fun_name})` or `jnp.array(x, {fun_name})` instead.\n"
-            f"{self._context()}\n")
+            self, f"The problem arose with the `{fun_name}` function. If trying "
+            "to convert the data type of a value, try using "
+            f"`x.astype({fun_name})` or `jnp.array(x, {fun_name})` instead.")
 
     def __int__(self):
-        raise self._concretization_error("int")
+        raise self._scalar_conversion_error("int")
 
     def __float__(self):
-        raise self._concretization_error("float")
+        raise self._scalar_conversion_error("float")
 
     def __complex__(self):
-        raise self._concretization_error("complex")
+        raise self._scalar_conversion_error("complex")
 
     def __index__(self):
-        raise errors.TracerIntegerConversionError(
-            "The __index__() method was called on traced array with shape "
-            f"{self.aval.str_short()}\n{self._context()}")
+        if self.ndim or not dtypes.issubdtype(self.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a "
+                            "scalar index.")
+        raise errors.TracerIntegerConversionError(self)
 
     def __array__(self, dtype=None, copy=None):
-        raise errors.TracerArrayConversionError(
-            "The numpy.ndarray conversion method __array__() was called on "
-            f"traced array with shape {self.aval.str_short()}\n"
-            f"{self._context()}")
+        raise errors.TracerArrayConversionError(self)
 
     def tolist(self):
-        raise self._concretization_error("tolist")
+        raise errors.ConcretizationTypeError(
+            self, f"The tolist() method was called on {self._error_repr()}."
+            f"{self._origin_msg()}")
 
     def item(self, *args):
-        raise self._concretization_error("item")
+        raise errors.ConcretizationTypeError(
+            self, "This occurred in the item() method of jax.Array")
 
     def __reduce__(self):
-        raise self._concretization_error("pickle")
+        raise errors.ConcretizationTypeError(
+            self, f"The __reduce__() method was called on {self._error_repr()}."
+            f"{self._origin_msg()}")
 
     def __copy__(self):
         return self
@@ -413,16 +467,28 @@ class Tracer(Array):
         return self
 
 
+_SEPARATOR = "-" * 30 + "\n"
+
+
 def escaped_tracer_error(tracer, detail=""):
-    """``UnexpectedTracerError`` for a tracer used outside its trace."""
+    """``UnexpectedTracerError`` for a tracer used outside its trace (LEAK-1).
+
+    The message names the function whose trace the value escaped from and
+    the line where the value was created, as JAX's does.
+    """
     trace = tracer._trace
     fun = getattr(trace, "debug_info", None)
     where = (f"The function being traced when the value leaked was "
              f"{fun.func_src_info} traced for {fun.traced_for}.\n"
              if fun is not None else "")
     created = getattr(tracer, "_created_at", None)
-    line = (f"The leaked intermediate value was created on line {created}.\n"
-            if created else "")
+    line = ""
+    if created is not None:
+        line = (f"{_SEPARATOR}The leaked intermediate value was created on line "
+                f"{created.summary()}. \n{_SEPARATOR}"
+                "When the value was created, the final 5 stack frames (most "
+                "recent last) excluding JAX-internal frames were:\n"
+                f"{_SEPARATOR}{created.summary()}\n{_SEPARATOR}\n")
     return errors.UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by JAX had "
         "a side effect, allowing for a reference to an intermediate value "
@@ -437,13 +503,10 @@ def escaped_tracer_error(tracer, detail=""):
 
 
 def concrete_or_error(force, value, context=""):
-    """``force(value)`` for a concrete value; a ConcretizationTypeError names
-    ``context`` when ``value`` is a tracer."""
+    """``force(value)`` for a concrete value; a ConcretizationTypeError naming
+    ``context`` when ``value`` is a tracer (SPEC ERR-2)."""
     if isinstance(value, Tracer):
-        raise errors.ConcretizationTypeError(
-            "Abstract tracer value encountered where concrete value is "
-            f"expected: traced array with shape {value.aval.str_short()}\n"
-            f"{context}\n{value._context()}\n")
+        raise errors.ConcretizationTypeError(value, context)
     return force(value) if force is not None else value
 
 
@@ -530,7 +593,7 @@ def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset(),
 
 
 class DebugInfo:
-    """Where a jaxpr came from: used in error messages (SPEC ERR-2)."""
+    """Where a jaxpr came from: used in error messages (SPEC ERR-6)."""
 
     __slots__ = ("traced_for", "func_src_info", "arg_names", "result_paths")
 
@@ -848,16 +911,56 @@ def _pp_jaxpr_body(jaxpr, context):
 # Helpers shared by the transformations
 # ---------------------------------------------------------------------------
 
-def user_frame_summary(skip_prefixes=None):
-    """``file:line (function)`` of the innermost frame outside refjax."""
-    import os
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REFJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class SourceInfo:
+    """Where an operation was called from: the innermost frame outside refjax.
+
+    Only the code object and instruction offset are kept; the text
+    ``file:line:column (function)`` is made when a message needs it, so
+    recording an equation stays cheap.
+    """
+
+    __slots__ = ("code", "lasti", "lineno")
+
+    def __init__(self, code, lasti, lineno):
+        self.code = code
+        self.lasti = lasti
+        self.lineno = lineno
+
+    def column(self):
+        """The 0-based column of the expression being evaluated (Python 3.11+)."""
+        positions = getattr(self.code, "co_positions", None)
+        if positions is None:
+            return None
+        pos = next(itertools.islice(positions(), self.lasti // 2, None), None)
+        return None if pos is None or pos[2] is None else pos[2]
+
+    def summary(self):
+        col = self.column()
+        col = "" if col is None else f":{col}"
+        name = getattr(self.code, "co_qualname", self.code.co_name)
+        return f"{self.code.co_filename}:{self.lineno}{col} ({name})"
+
+    def __repr__(self):
+        return f"SourceInfo({self.summary()})"
+
+
+def current_source_info():
+    """The :class:`SourceInfo` of the innermost frame outside refjax."""
     f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(here):
+    while f is not None and f.f_code.co_filename.startswith(_REFJAX_DIR):
         f = f.f_back
     if f is None:
         return None
-    return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
+    return SourceInfo(f.f_code, f.f_lasti, f.f_lineno)
+
+
+def user_frame_summary(skip_prefixes=None):
+    """``file:line:col (function)`` of the innermost frame outside refjax."""
+    info = current_source_info()
+    return None if info is None else info.summary()
 
 
 def fun_source_info(fun):

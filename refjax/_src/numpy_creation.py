@@ -3,15 +3,22 @@
 Python scalars give weakly typed arrays; lists, NumPy arrays and explicit
 dtypes give strong ones.  64-bit requests are canonicalized (and warn when
 explicit) unless x64 is on.
+
+Concrete inputs outside any transformation are built on the host.  While a
+function is being traced, or when an input is a tracer, the same functions
+are composed of ``lax`` operations the way JAX composes them, so that they
+work on tracers and print the same equations (SPEC NP-30, NP-31).
 """
 import operator
 
 import numpy as np
 
 from refjax._src import backend as _backend
+from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
+from refjax._src.lax import lax
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "linspace", "eye",
@@ -115,7 +122,13 @@ def _cast_host(host, dt):
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
-    """Create an array; Python scalars give weak types (SPEC ARR-6, DT-3)."""
+    """Create an array; Python scalars give weak types (SPEC ARR-6, DT-3).
+
+    A tracer is copied (the ``copy`` primitive) unless ``copy=False``; a
+    list holding tracers is stacked with ``concatenate`` (SPEC NP-30).
+    """
+    if _holds_tracer(object):
+        return _traced_array(object, dtype, copy, ndmin)
     if isinstance(object, ArrayImpl) and dtype is None and not copy and ndmin <= object.ndim:
         return object
     if dtype is None:
@@ -126,6 +139,45 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     if ndmin > host.ndim:
         host = host.reshape((1,) * (ndmin - host.ndim) + host.shape)
     return _make(host, dt, weak)
+
+
+def _holds_tracer(obj):
+    if isinstance(obj, (list, tuple)):
+        return any(_holds_tracer(item) for item in obj)
+    return isinstance(obj, core.Tracer)
+
+
+def _traced_array(obj, dtype, copy, ndmin):
+    """``array`` of a tracer or of a (nested) list holding tracers."""
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "array")
+    if isinstance(obj, core.Tracer):
+        out = lax.copy_p.bind(obj) if copy else obj
+        if dtype is not None:
+            out = lax._convert_element_type(out, dtype, weak_type=False)
+    else:
+        leaves = list(_leaves(obj))
+        if any(leaf is None for leaf in leaves):
+            raise ValueError("None is not a valid value for jnp.array")
+        dt = dtype if dtype is not None else dtypes.result_type(*leaves)
+        out = _stack_leaves(obj, dt)
+    ndim = core.get_aval(out).ndim
+    if ndmin > ndim:
+        out = lax.expand_dims(out, tuple(range(ndmin - ndim)))
+    return out
+
+
+def _stack_leaves(obj, dt):
+    """Nested lists as one array: each item converted to ``dt``, given a
+    leading axis and concatenated."""
+    if not isinstance(obj, (list, tuple)):
+        if isinstance(obj, core.Tracer):
+            return lax._convert_element_type(obj, dt, weak_type=False)
+        return asarray(obj, dtype=dt)
+    if not obj:
+        return asarray(np.zeros((0,)), dtype=dt)
+    parts = [lax.expand_dims(_stack_leaves(item, dt), (0,)) for item in obj]
+    return lax.concatenate(parts, 0)
 
 
 def _to_requested(obj, dt):
@@ -152,7 +204,10 @@ def _python_scalars_only(obj):
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
-    """Like ``array`` but returns ``a`` itself when nothing needs to change."""
+    """Like ``array`` but returns ``a`` itself when nothing needs to change
+    (for a tracer: no equation at all, SPEC NP-30)."""
+    if isinstance(a, core.Tracer) or (isinstance(a, (list, tuple)) and _holds_tracer(a)):
+        return _traced_array(a, dtype, bool(copy), 0)
     if dtype is None:
         if isinstance(a, ArrayImpl) and copy is not True:
             return a
@@ -187,7 +242,14 @@ def _default_or(dtype, fun_name, default):
     return default() if dtype is None else dtypes.check_user_dtype(dtype, fun_name)
 
 
+def _staging():
+    """Whether a transformation is recording operations (jit, make_jaxpr)."""
+    return core.current_trace() is not core.eval_trace
+
+
 def _filled(shape, value, dt, weak=False):
+    if _staging():
+        return _lax_full(shape, value, dt, weak)
     xp = _backend.get().xp
     buf = xp.full(shape, value, dtype=dt) if dt not in _ml else \
         xp.full(shape, value, dtype=np.float32).astype(dt)
@@ -195,6 +257,24 @@ def _filled(shape, value, dt, weak=False):
 
 
 _ml = frozenset(dtypes.small_float_dtypes + dtypes.narrow_int_dtypes + (dtypes.bfloat16,))
+
+
+def _lax_full(shape, fill_value, dt, weak=False):
+    """``fill_value`` converted then broadcast to ``shape`` (lax.full).
+
+    A concrete scalar is converted at trace time, so the equation shows it
+    as a literal: ``broadcast_in_dim 0.0:f32[]`` (SPEC NP-31).
+    """
+    value = lax._convert_element_type(fill_value, dt, weak)
+    vshape = core.get_aval(value).shape
+    if vshape == tuple(shape):
+        return value
+    if len(vshape) > len(shape) or any(
+            v not in (1, n) for v, n in zip(vshape[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {vshape} and "
+                         f"requested shape {tuple(shape)}")
+    lead = len(shape) - len(vshape)
+    return lax.broadcast_in_dim(value, shape, tuple(range(lead, len(shape))))
 
 
 def zeros(shape, dtype=None, *, device=None):
@@ -215,7 +295,14 @@ def empty(shape, dtype=None, *, device=None):
 
 def full(shape, fill_value, dtype=None, *, device=None):
     """``fill_value`` broadcast to ``shape``; a Python scalar stays weak."""
+    _check_fill("full", fill_value, 0)
     shape = canonicalize_shape(shape)
+    if _staging() or isinstance(fill_value, core.Tracer):
+        if dtype is None:
+            dt, weak = dtypes.result_type(fill_value, return_weak_type_flag=True)
+        else:
+            dt, weak = dtypes.check_user_dtype(dtype, "full"), False
+        return _lax_full(shape, fill_value, dt, weak)
     if dtype is None:
         host, dt, weak = _infer(fill_value)
     else:
@@ -225,10 +312,17 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return _make(np.array(host), dt, weak)
 
 
+def _check_fill(fun_name, fill_value, position):
+    """Fill values are arrays or scalars, not lists (as in JAX)."""
+    if not core.is_array_like(fill_value):
+        raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                        f"{type(fill_value)} at position {position}.")
+
+
 def _like_dtype(a, dtype, fun_name):
     if dtype is not None:
         return dtypes.check_user_dtype(dtype, fun_name), False
-    if isinstance(a, ArrayImpl):
+    if isinstance(a, Array):
         return a.dtype, a.weak_type
     if type(a) in (bool, int, float, complex) or isinstance(a, (np.ndarray, np.generic)):
         return dtypes.dtype_and_weak_type(a)
@@ -257,57 +351,168 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     dt, weak = _like_dtype(a, dtype, "full_like")
+    _check_fill("full_like", fill_value, 1)
+    if _staging() or isinstance(fill_value, core.Tracer):
+        return _lax_full(_like_shape(a, shape), fill_value, dt, weak)
     host = _cast_host(np.asarray(_host_of(fill_value)), dt)
     return _make(np.array(np.broadcast_to(host, _like_shape(a, shape))), dt, weak)
 
 
 # -- ranges ----------------------------------------------------------------
 
+def _concrete_bound(value, name):
+    """A Python/NumPy scalar for an ``arange`` bound; tracers cannot be."""
+    value = core.concrete_or_error(
+        None, value, f"It arose in the jnp.arange argument '{name}'")
+    if value is not None and np.ndim(value) != 0:
+        raise ValueError(f"jax.numpy.arange: arguments must be scalars; got "
+                         f"{name}={value}")
+    if isinstance(value, Array):
+        return value.dtype.type(value.item())
+    return value
+
+
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    """Evenly spaced values; int32 for integer bounds, else float (strong)."""
+    """Evenly spaced values from concrete bounds (SPEC NP-32).
+
+    The result is ``start + step * iota`` computed in the result dtype (in
+    float32 for narrower floats), as JAX computes it; its dtype is that of
+    the bounds (Python ints give the default int).  A traced bound raises
+    ``ConcretizationTypeError`` naming the argument.
+    """
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "arange")
+    for b in (start, stop, step):
+        if b is not None and not core.is_array_like(b):
+            raise TypeError("arange requires ndarray or scalar arguments, got "
+                            f"{type(b)} at position 0.")
+    first = "stop" if stop is None and step is None else "start"
+    start = _concrete_bound(start, first)
+    stop = _concrete_bound(stop, "stop")
+    step = _concrete_bound(step, "step")
     bounds = [b for b in (start, stop, step) if b is not None]
-    for b in bounds:
-        if isinstance(b, Array) and b.ndim:
-            raise TypeError("arange: arguments must be scalars, got an array "
-                            f"of shape {b.shape}")
     if dtype is None:
-        dt = dtypes.result_type(*bounds)
-        if dtypes.issubdtype(dt, np.integer) or dt == dtypes.bool_:
-            dt = dtypes.default_int_dtype() if all(
-                type(b) in (int, bool) for b in bounds) else dtypes.canonicalize_dtype(dt)
-    else:
-        dt = dtypes.check_user_dtype(dtype, "arange")
-    values = [b.item() if isinstance(b, Array) else b for b in bounds]
-    if len(values) == 3 and values[2] == 0:
+        dtype = dtypes.result_type(*bounds)
+    if any(np.iscomplexobj(b) for b in bounds):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer "
+                         "supported starting in JAX v0.10.0.")
+    if stop is None:
+        start, stop = 0, start
+    if step is not None:
+        return _arange_stepped(start, stop, step, dtype)
+    if start == 0:
+        return lax.iota(dtype, max(0, int(np.ceil(stop))))
+    size = max(0, int(np.ceil(stop - start)))
+    return lax.add(lax.convert_element_type(start, dtype), lax.iota(dtype, size))
+
+
+def _arange_stepped(start, stop, step, dtype):
+    if step == 0:
         raise ZeroDivisionError("division by zero")
-    host = np.arange(*values)
-    return _make(_cast_host(host, dt), dt)
+    narrow = dtypes.issubdtype(dtype, np.floating) and dtype.itemsize < 4
+    work = np.dtype(np.float32) if narrow else dtype
+    size = max(0, int(np.ceil((stop - start) / step)))
+    out = lax.add(lax.convert_element_type(start, work),
+                  lax.mul(lax.convert_element_type(step, work), lax.iota(work, size)))
+    return lax.convert_element_type(out, dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
              axis=0, *, device=None):
-    """``num`` evenly spaced samples; float32 by default."""
-    num = operator.index(num)
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (SPEC NP-32).
+
+    Computed as JAX does, ``start * (1 - t) + stop * t`` for ``t = i / div``
+    in the (inexact) result dtype, so the endpoints are exact; ``start`` and
+    ``stop`` may be traced.
+    """
+    num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.linspace")
+    axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
+    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+def _linspace_impl(start, stop, num, endpoint, retstep, dtype, axis):
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    dt = _default_or(dtype, "linspace", lambda: dtypes.canonicalize_dtype(
-        dtypes.result_type(start, stop, float)))
-    compute = np.float64 if dt.kind != "c" else np.complex128
-    host, step = np.linspace(np.asarray(_host_of(start), compute),
-                             np.asarray(_host_of(stop), compute), num,
-                             endpoint=endpoint, retstep=True, axis=axis)
-    if dtypes.issubdtype(dt, np.integer):
-        host = np.floor(host)
-    out = _make(_cast_host(host, dt), dt)
-    if retstep:
-        return out, _make(_cast_host(np.asarray(step), dt), dt)
-    return out
+    for pos, v in enumerate((start, stop)):
+        if not core.is_array_like(v):
+            raise TypeError("linspace requires ndarray or scalar arguments, got "
+                            f"{type(v)} at position {pos}.")
+    if dtype is None:
+        dtype = _to_inexact(dtypes.result_type(start, stop))
+    else:
+        dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "linspace"))
+    comp = _to_inexact(dtype)
+    start = lax._convert_element_type(start, comp, weak_type=False)
+    stop = lax._convert_element_type(stop, comp, weak_type=False)
+    bounds = _broadcast_shapes(core.get_aval(start).shape, core.get_aval(stop).shape)
+    start, stop = _lax_full(bounds, start, comp), _lax_full(bounds, stop, comp)
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    shape = list(bounds)
+    shape.insert(axis, 1)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        delta = lax.div(lax.sub(stop, start), np.array(div, comp))
+        real = np.finfo(comp).dtype if comp.kind == "c" else comp
+        iota_shape = [1] * len(shape)
+        iota_shape[axis] = div
+        t = lax.div(lax.reshape(lax.iota(real, div), iota_shape), np.array(div, real))
+        t = lax._convert_element_type(t, comp)
+        out = lax.add(lax.mul(lax.reshape(start, shape), lax.sub(np.array(1, comp), t)),
+                      lax.mul(lax.reshape(stop, shape), t))
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(stop, (axis,))], axis)
+    elif num == 1:
+        delta = (_lax_full((), np.nan, comp) if endpoint else lax.sub(stop, start))
+        out = lax.reshape(start, shape)
+    else:
+        delta = _lax_full((), np.nan, comp)
+        shape[axis] = 0
+        out = _lax_full(shape, 0, dtype)
+    if dtypes.issubdtype(dtype, np.integer) and not dtypes.issubdtype(
+            core.get_aval(out).dtype, np.integer):
+        out = lax.floor(out)
+    result = lax._convert_element_type(out, dtype, weak_type=False)
+    return (result, delta) if retstep else result
+
+
+def _to_inexact(dt):
+    return dt if dtypes.issubdtype(dt, np.inexact) else dtypes.default_float_dtype()
+
+
+def _broadcast_shapes(a, b):
+    nd = max(len(a), len(b))
+    a, b = (1,) * (nd - len(a)) + tuple(a), (1,) * (nd - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[a, b]}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _make_linspace():
+    from refjax._src.api import jit
+    _linspace_impl.__name__ = "_linspace"    # the name JAX's jit shows
+    return jit(_linspace_impl, static_argnames=("num", "endpoint", "retstep", "dtype",
+                                                "axis"))
+
+
+_linspace = _make_linspace()
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """Ones on the ``k``-th diagonal: ``iota(0) + k == iota(1)`` converted
+    to ``dtype`` (SPEC NP-31)."""
     dt = _default_or(dtype, "eye", dtypes.default_float_dtype)
-    n, m = canonicalize_shape((N, N if M is None else M))
-    return _make(_cast_host(np.eye(n, m, k), dt), dt)
+    for d in (N, M):
+        if d is not None and operator.index(d) < 0:
+            raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    shape = canonicalize_shape((N, N if M is None else M))
+    k = operator.index(k)
+    rows = lax.broadcasted_iota(np.int32, shape, 0)
+    cols = lax.broadcasted_iota(np.int32, shape, 1)
+    diag = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return lax.convert_element_type(diag, dt)
 
 
 def identity(n, dtype=None):

@@ -13,8 +13,12 @@ enter from outside become, by kind:
   arguments of the inner call;
 * tracers of a trace that has ended: ``UnexpectedTracerError``.
 """
+import gc
+import weakref
+
 import numpy as np
 
+from refjax._src import config as _config
 from refjax._src import core
 from refjax._src.array import ArrayImpl
 from refjax._src.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,
@@ -24,7 +28,7 @@ from refjax._src.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,
 class DynamicJaxprTracer(Tracer):
     """A traced value of a staging trace: an aval and the variable it names."""
 
-    __slots__ = ("_var", "_created_at")
+    __slots__ = ("_var", "_created_at", "__weakref__")
 
     def __init__(self, trace, aval, var, created_at=None):
         self._trace = trace
@@ -49,6 +53,9 @@ class DynamicJaxprTrace(core.Trace):
         self.consts = []
         self._const_ids = {}     # id(value) -> Var, so a constant is one constvar
         self._const_keepalive = []
+        # Weak references to every tracer made, kept only while checking for
+        # leaks (``jax.checking_leaks``, SPEC LEAK-2).
+        self.tracer_refs = [] if _config.check_tracer_leaks.value else None
 
     def __repr__(self):
         return "DynamicJaxprTrace"
@@ -57,7 +64,13 @@ class DynamicJaxprTrace(core.Trace):
     def new_arg(self, aval):
         var = Var(aval)
         self.invars.append(var)
-        return DynamicJaxprTracer(self, aval, var)
+        return self._new_tracer(aval, var, None)
+
+    def _new_tracer(self, aval, var, source_info):
+        tracer = DynamicJaxprTracer(self, aval, var, source_info)
+        if self.tracer_refs is not None:
+            self.tracer_refs.append(weakref.ref(tracer))
+        return tracer
 
     def to_atom(self, x):
         """The jaxpr atom standing for ``x`` inside this trace."""
@@ -90,14 +103,16 @@ class DynamicJaxprTrace(core.Trace):
 
     def add_equation(self, primitive, invars, avals_out, params):
         """Append ``outs = primitive[params] invars``; return the out tracers."""
-        where = core.user_frame_summary()
+        where = core.current_source_info()
         if primitive.multiple_results:
             outvars = [Var(a) for a in avals_out]
-            self.eqns.append(JaxprEqn(invars, outvars, primitive, params))
-            return [DynamicJaxprTracer(self, v.aval, v, where) for v in outvars]
+            self.eqns.append(JaxprEqn(invars, outvars, primitive, params,
+                                      source_info=where))
+            return [self._new_tracer(v.aval, v, where) for v in outvars]
         outvar = Var(avals_out)
-        self.eqns.append(JaxprEqn(invars, [outvar], primitive, params))
-        return DynamicJaxprTracer(self, avals_out, outvar, where)
+        self.eqns.append(JaxprEqn(invars, [outvar], primitive, params,
+                                  source_info=where))
+        return self._new_tracer(avals_out, outvar, where)
 
     # -- finishing ------------------------------------------------------------
     def to_closed_jaxpr(self, outs):
@@ -107,36 +122,60 @@ class DynamicJaxprTrace(core.Trace):
         return ClosedJaxpr(jaxpr, self.consts)
 
     def describe_tracer(self, tracer):
-        """The sentence JAX appends to concretization errors (SPEC ERR-2)."""
+        """The sentence JAX appends to concretization errors (SPEC ERR-6).
+
+        It names the traced function and the arguments the value depends
+        on, or, for a value computed from constants only, the operations it
+        came from.  Once the trace has ended only the function is named.
+        """
         dbg = self.debug_info
         if dbg is None:
             return ""
         msg = (f"The error occurred while tracing the function "
                f"{dbg.func_src_info} for {dbg.traced_for}. ")
-        positions = self._progenitor_args(tracer)
+        if not self.is_valid or tracer._trace is not self:
+            return msg
+        positions, eqns = self._progenitors(tracer)
         if positions and dbg.arg_names is not None:
             names = [dbg.arg_names[i] for i in positions
                      if i < len(dbg.arg_names)]
-            if len(names) == 1:
-                which = f"the argument {names[0]}"
-            elif len(names) == 2:
-                which = f"the arguments {names[0]} and {names[1]}"
-            else:
-                which = f"the arguments {', '.join(names[:-1])}, and {names[-1]}"
-            plural = "s" if len(names) > 1 else ""
             msg += ("This concrete value was not available in Python because "
-                    f"it depends on the value{plural} of {which}.")
+                    f"it depends on {_value_of_arguments(names)}.")
+        elif eqns:
+            lines = ["  operation " + str(core.pp_eqn(e, core.PpContext())).rstrip()
+                     + "\n    from line "
+                     + (e.source_info.summary() if e.source_info else "unknown")
+                     for e in eqns[:5]]
+            msg += ("This value became a tracer due to JAX operations on these "
+                    "lines:\n\n" + "\n\n".join(lines))
+            if len(eqns) > 5:
+                msg += "\n\n(Additional originating lines are not shown.)"
         return msg
 
-    def _progenitor_args(self, tracer):
-        if tracer._trace is not self:
-            return []
+    def _progenitors(self, tracer):
+        """(argument positions, equations on constants) ``tracer`` comes from."""
         active = {tracer._var}
+        ancestors = []
         for eqn in reversed(self.eqns):
             if any(v in active for v in eqn.outvars):
                 active.difference_update(eqn.outvars)
                 active.update(v for v in eqn.invars if type(v) is Var)
-        return [i for i, v in enumerate(self.invars) if v in active]
+                ancestors.append(eqn)
+        positions = [i for i, v in enumerate(self.invars) if v in active]
+        constvars = set(self.constvars)
+        roots = [e for e in reversed(ancestors)
+                 if any(v in constvars if type(v) is Var else isinstance(v, Literal)
+                        for v in e.invars)]
+        return positions, roots
+
+
+def _value_of_arguments(names):
+    """``the value of the argument x`` / ``the values of the arguments x and y``."""
+    if len(names) == 1:
+        return f"the value of the argument {names[0]}"
+    if len(names) == 2:
+        return f"the values of the arguments {names[0]} and {names[1]}"
+    return f"the values of the arguments {', '.join(names[:-1])}, and {names[-1]}"
 
 
 def _literalable(x):
@@ -145,17 +184,24 @@ def _literalable(x):
 
 
 def _literal_value(x, aval):
-    """The literal's value: a 0-d Array carrying the aval's dtype and weak type."""
-    if isinstance(x, ArrayImpl):
+    """The literal's value (SPEC JXP-2).
+
+    A Python scalar stays itself, so it prints as written (``0.1:f32[]``,
+    not its float32 rounding); anything else becomes a 0-d Array carrying
+    the aval's dtype and weak type.
+    """
+    if isinstance(x, ArrayImpl) or type(x) in core._SCALAR_TYPES:
         return x
     return core.wrap_buffer(core.to_buffer(np.asarray(x, dtype=aval.dtype)), aval)
 
 
 def trace_to_jaxpr(fun, in_avals, debug_info=None):
-    """Trace ``fun`` on tracers of ``in_avals``; return (ClosedJaxpr, outs).
+    """Trace ``fun`` on tracers of ``in_avals``; return the ClosedJaxpr.
 
     ``fun`` takes and returns flat lists.  The trace is invalidated when
-    tracing ends, so a tracer that leaks out is caught on its next use.
+    tracing ends, so a tracer that leaks out is caught on its next use
+    (SPEC LEAK-1); under ``jax.checking_leaks`` a tracer still referenced
+    once tracing has finished raises at once (SPEC LEAK-2).
     """
     parent = core.current_trace()
     trace = DynamicJaxprTrace(debug_info, parent)
@@ -166,7 +212,43 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None):
             closed = trace.to_closed_jaxpr(outs)
     finally:
         trace.invalidate()
+    if trace.tracer_refs is not None:
+        del args, outs
+        _check_no_leaks(trace)
     return closed
+
+
+def _check_no_leaks(trace):
+    """Raise JAX's plain ``Exception`` naming tracers that outlived ``trace``."""
+    gc.collect()
+    leaked = [t for t in (r() for r in trace.tracer_refs) if t is not None]
+    if not leaked:
+        return
+    parts = []
+    for t in leaked:
+        lines = [repr(t), t._trace.describe_tracer(t)]
+        lines.extend(_referrers(t, exclude=leaked))
+        parts.append("\n".join(lines) + "\n")
+    del leaked, t
+    raise Exception("Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\n"
+                    + "\n".join(parts))
+
+
+def _referrers(obj, exclude):
+    """``<Tracer id> is referred to by <list id>[i]`` for each holder of ``obj``."""
+    out = []
+    me = f"<{type(obj).__name__} {id(obj)}>"
+    for r in gc.get_referrers(obj):
+        if r is exclude:
+            continue
+        if isinstance(r, (list, tuple)):
+            where = "".join(f"[{i}]" for i, x in enumerate(r) if x is obj)
+        elif isinstance(r, dict):
+            where = "".join(f"[{k!r}]" for k, x in r.items() if x is obj)
+        else:
+            continue
+        out.append(f"{me} is referred to by <{type(r).__name__} {id(r)}>{where}")
+    return out
 
 
 def closure_convert(closed):

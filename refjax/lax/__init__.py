@@ -28,3 +28,11 @@ from refjax._src.lax.lax import (  # noqa: F401
     reshape_p, rev_p, select_n_p, sin_p, slice_p, sort_p, squeeze_p, sub_p,
     transpose_p,
 )
+from refjax._src.lax.lax import split, split_p, stack, stack_p, tile, tile_p  # noqa: F401,E402
+from refjax._src.lax.convolution import (  # noqa: F401,E402
+    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
+    conv_general_dilated_p, conv_with_general_padding, padtype_to_pads,
+)
+from refjax._src.lax.other import (  # noqa: F401,E402
+    reduce_precision, reduce_precision_p, top_k, top_k_p,
+)

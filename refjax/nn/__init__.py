@@ -1,1 +1,11 @@
-"""``refjax.nn``: neural-network helpers, as ``jax.nn``."""
+"""``refjax.nn``: neural-network helpers, as ``jax.nn``.
+
+This module holds the names; their rules live in ``refjax._src.nn``
+(``jax.nn.initializers`` is not provided).
+"""
+from refjax._src.nn.functions import (  # noqa: F401
+    celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh,
+    identity, leaky_relu, log_sigmoid, log_softmax, logsumexp, one_hot, relu,
+    relu6, selu, sigmoid, silu, soft_sign, softmax, softplus, sparse_plus,
+    sparse_sigmoid, standardize, swish,
+)

@@ -44,18 +44,29 @@ _any = (np.integer, np.floating, np.complexfloating, np.bool_)
 _ints_bool = (np.integer, np.bool_)
 
 
+_ACCEPTS = {}
+
+
 def _accepts(dtype, classes):
-    return builtins.any(dtypes.issubdtype(dtype, c) for c in classes)
+    """Whether ``dtype`` is a subtype of one of ``classes`` (memoized: the
+    answer never changes and this runs on every primitive application)."""
+    key = (dtype, classes)
+    ok = _ACCEPTS.get(key)
+    if ok is None:
+        ok = _ACCEPTS[key] = builtins.any(dtypes.issubdtype(dtype, c) for c in classes)
+    return ok
 
 
 def _class_names(classes):
     return ", ".join(c.__name__ if c is not np.bool_ else "bool" for c in classes)
 
 
-def _check_dtype(name, dtype, classes):
+def _check_dtype(name, dtype, classes, position=None):
+    """TypeError in JAX's words; n-ary operations name the operand position."""
     if not _accepts(dtype, classes):
-        raise TypeError(f"{name} does not accept dtype {dtype.name}. Accepted "
-                        f"dtypes are subtypes of {_class_names(classes)}.")
+        at = "" if position is None else f" at position {position}"
+        raise TypeError(f"{name} does not accept dtype {dtype.name}{at}. Accepted "
+                        f"dtypes{at} are subtypes of {_class_names(classes)}.")
 
 
 def _check_same_dtypes(name, avals):
@@ -82,9 +93,13 @@ def _broadcast_shape(name, avals):
     Rank-0 operands broadcast against anything; the others must have equal
     rank, and along each axis equal sizes or size 1.
     """
+    if len(avals) == 1:
+        return avals[0].shape
     shapes = [a.shape for a in avals if a.shape != ()]
     if not shapes:
         return ()
+    if builtins.all(s == shapes[0] for s in shapes):
+        return shapes[0]
     if len({len(s) for s in shapes}) > 1:
         raise TypeError(f"{name}: arrays must have the same number of dimensions, "
                         f"got {set(len(s) for s in shapes)}")
@@ -126,13 +141,13 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
     prim = Primitive(name)
 
     def abstract_eval(*avals, **params):
-        for a in avals:
-            _check_dtype(name, a.dtype, classes)
+        for i, a in enumerate(avals):
+            _check_dtype(name, a.dtype, classes, i if len(avals) > 1 else None)
         if len(avals) > 1:
             _check_same_dtypes(name, avals)
         shape = _broadcast_shape(name, avals)
         dt = avals[0].dtype if result_dtype is None else result_dtype(avals[0].dtype)
-        weak = _all_weak(avals) and dt != dtypes.bool_
+        weak = _all_weak(avals)
         return ShapedArray(shape, dt, weak)
 
     def impl_(*bufs, **params):
@@ -214,6 +229,7 @@ cos_p, cos = _unary("cos", _fp, lambda x: _xp().cos(x), accuracy=True)
 tan_p, tan = _unary("tan", _fp, lambda x: _xp().tan(x), accuracy=True)
 sqrt_p, sqrt = _unary("sqrt", _fp, lambda x: _xp().sqrt(x), accuracy=True)
 rsqrt_p, rsqrt = _unary("rsqrt", _fp, lambda x: 1 / _xp().sqrt(x), accuracy=True)
+square_p, square = _unary("square", _num, lambda x: x * x)
 cbrt_p, cbrt = _unary("cbrt", _float, lambda x: _xp().cbrt(x), accuracy=True)
 asin_p, asin = _unary("asin", _fp, lambda x: _xp().arcsin(x))
 acos_p, acos = _unary("acos", _fp, lambda x: _xp().arccos(x))
@@ -230,7 +246,7 @@ lgamma_p, lgamma = _unary("lgamma", _float, lambda x: _special("gammaln")(x))
 digamma_p, digamma = _unary("digamma", _float, lambda x: _special("digamma")(x))
 not_p, bitwise_not = _unary("not", _ints_bool, lambda x: ~x)
 population_count_p, population_count = _unary(
-    "population_count", _int, lambda x: _xp().bitwise_count(x))
+    "population_count", _int, lambda x: _popcount(x))
 clz_p, clz = _unary("clz", _int, lambda x: _clz(x))
 real_p, real = _unary("real", _complex, lambda x: _xp().real(x),
                       result_dtype=_real_dtype)
@@ -244,7 +260,7 @@ def conj(x):
     return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
 
 
-conj_p.pp_params = lambda params: {}
+# Printed with its parameter, as JAX does: conj[input_dtype=complex64].
 
 
 abs_p = naryop("abs", _signedint + _fp, lambda x: _xp().abs(x),
@@ -280,6 +296,12 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
 
 
+def _popcount(x):
+    """Set bits of the two's-complement pattern (NumPy counts |x| for signed)."""
+    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    return _xp().bitwise_count(unsigned).astype(x.dtype)
+
+
 def _clz(x):
     xp = _xp()
     bits = x.dtype.itemsize * 8
@@ -299,7 +321,7 @@ def _integer_pow_abstract_eval(x, y):
     _check_dtype("integer_pow", x.dtype, _num)
     if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
         raise TypeError("Integers cannot be raised to negative powers, got "
-                        f"integer_pow({x.str_short()}, {y})")
+                        f"integer_pow({x}, {y})")  # str(aval): ~int32[] if weak
     return x
 
 
@@ -389,6 +411,14 @@ def _shift_right_logical(x, y):
     return xp.where(out, 0, xp.right_shift(unsigned, safe)).astype(x.dtype)
 
 
+def _atan2(y, x):
+    """``arctan2``; for complex operands ``-i log((x + i y) / sqrt(x^2 + y^2))``."""
+    xp = _xp()
+    if y.dtype.kind != "c":
+        return xp.arctan2(y, x)
+    return (-1j * xp.log((x + 1j * y) / xp.sqrt(x * x + y * y))).astype(y.dtype)
+
+
 def _nextafter(x, y):
     return _xp().nextafter(x, y)
 
@@ -401,7 +431,7 @@ rem_p, rem = _binary("rem", _int + _float, _int_rem)
 pow_p, pow = _binary("pow", _fp, _pow_impl)  # noqa: A001
 max_p, max = _binary("max", _any, _max_impl)  # noqa: A001
 min_p, min = _binary("min", _any, _min_impl)  # noqa: A001
-atan2_p, atan2 = _binary("atan2", _float, lambda x, y: _xp().arctan2(x, y))
+atan2_p, atan2 = _binary("atan2", _fp, lambda x, y: _atan2(x, y))
 nextafter_p, nextafter = _binary("nextafter", _float, _nextafter)
 and_p, bitwise_and = _binary("and", _ints_bool, lambda x, y: x & y)
 or_p, bitwise_or = _binary("or", _ints_bool, lambda x, y: x | y)
@@ -413,10 +443,12 @@ shift_right_logical_p, shift_right_logical = _binary(
     "shift_right_logical", _int, _shift_right_logical)
 eq_p, eq = _binary("eq", _any, lambda x, y: x == y, result_dtype=_to_bool)
 ne_p, ne = _binary("ne", _any, lambda x, y: x != y, result_dtype=_to_bool)
-lt_p, lt = _binary("lt", _any, lambda x, y: x < y, result_dtype=_to_bool)
-le_p, le = _binary("le", _any, lambda x, y: x <= y, result_dtype=_to_bool)
-gt_p, gt = _binary("gt", _any, lambda x, y: x > y, result_dtype=_to_bool)
-ge_p, ge = _binary("ge", _any, lambda x, y: x >= y, result_dtype=_to_bool)
+# Orderings are not defined on complex numbers (eq/ne are).
+_ordered = _int + _float + _bool
+lt_p, lt = _binary("lt", _ordered, lambda x, y: x < y, result_dtype=_to_bool)
+le_p, le = _binary("le", _ordered, lambda x, y: x <= y, result_dtype=_to_bool)
+gt_p, gt = _binary("gt", _ordered, lambda x, y: x > y, result_dtype=_to_bool)
+ge_p, ge = _binary("ge", _ordered, lambda x, y: x >= y, result_dtype=_to_bool)
 
 complex_p = naryop("complex", (np.float32, np.float64),
                    lambda x, y: x + 1j * y,
@@ -597,8 +629,7 @@ def _bitcast_abstract_eval(x, new_dtype):
 
 @bitcast_convert_type_p.def_impl
 def _bitcast_impl(x, new_dtype):
-    xp = _xp()
-    x = xp.ascontiguousarray(x)
+    x = x.copy()  # C-contiguous, and keeps 0-d arrays 0-d
     if x.dtype.itemsize == new_dtype.itemsize:
         return x.view(new_dtype)
     if x.dtype.itemsize > new_dtype.itemsize:
@@ -852,6 +883,94 @@ def concatenate(operands, dimension):
     return concatenate_p.bind(*operands, dimension=operator.index(dimension))
 
 
+split_p = Primitive("split", multiple_results=True)
+
+
+@split_p.def_abstract_eval
+def _split_abstract_eval(x, sizes, axis):
+    if builtins.any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != builtins.sum(sizes):
+        raise ValueError(f"Sum of sizes {builtins.sum(sizes)} must be equal to dimension "
+                         f"{axis} of the operand shape {list(x.shape)}")
+    outs = []
+    for size in sizes:
+        shape = list(x.shape)
+        shape[axis] = int(size)
+        outs.append(ShapedArray(shape, x.dtype, x.weak_type))
+    return outs
+
+
+@split_p.def_impl
+def _split_impl(x, sizes, axis):
+    bounds = np.cumsum([0] + [int(s) for s in sizes])
+    return [x[(builtins.slice(None),) * axis + (builtins.slice(lo, hi),)]
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def split(operand, sizes, axis=0):
+    """Split ``operand`` along ``axis`` into pieces of ``sizes``."""
+    ndim = core.get_aval(operand).ndim
+    return split_p.bind(operand, sizes=tuple(sizes),
+                        axis=core.canonicalize_axis(axis, ndim))
+
+
+stack_p = Primitive("stack")
+
+
+@stack_p.def_abstract_eval
+def _stack_abstract_eval(*avals, axis):
+    if not avals:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({a.ndim for a in avals}) != 1:
+        raise ValueError("Cannot stack arrays with different numbers of dimensions: "
+                         f"got {', '.join(str(a.shape) for a in avals)}.")
+    if len({a.shape for a in avals}) != 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(a.shape) for a in avals)}.")
+    if builtins.any(a.dtype != avals[0].dtype for a in avals):
+        _check_same_dtypes("stack", avals)
+    shape = list(avals[0].shape)
+    shape.insert(axis, len(avals))
+    return ShapedArray(shape, avals[0].dtype, _all_weak(avals))
+
+
+@stack_p.def_impl
+def _stack_impl(*xs, axis):
+    return _xp().stack(xs, axis=axis)
+
+
+def stack(operands, axis=0):
+    """Join equally shaped ``operands`` along a new axis ``axis``."""
+    operands = list(operands)
+    if not operands:
+        raise ValueError("stack expects at least one operand, got 0.")
+    ndim = core.get_aval(operands[0]).ndim
+    return stack_p.bind(*operands, axis=core.canonicalize_axis(axis, ndim + 1))
+
+
+tile_p = Primitive("tile")
+
+
+@tile_p.def_abstract_eval
+def _tile_abstract_eval(x, reps):
+    if x.ndim != len(reps):
+        raise TypeError("reps length must be equal to the ndim of x, got "
+                        f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
+    return ShapedArray(tuple(s * r for s, r in zip(x.shape, reps)), x.dtype,
+                       x.weak_type)
+
+
+@tile_p.def_impl
+def _tile_impl(x, reps):
+    return _xp().tile(x, reps) if x.ndim else x.copy()
+
+
+def tile(operand, reps):
+    """Repeat ``operand`` ``reps[i]`` times along each axis ``i``."""
+    return tile_p.bind(operand, reps=tuple(operator.index(r) for r in reps))
+
+
 pad_p = Primitive("pad")
 
 
@@ -887,18 +1006,20 @@ def _pad_impl(x, padding_value, padding_config):
     shape = [lo + hi + s + builtins.max(0, s - 1) * i
              for s, (lo, hi, i) in zip(x.shape, grown)]
     out = xp.full(shape, padding_value, dtype=x.dtype)
-    index = tuple(slice(lo, lo + s + builtins.max(0, s - 1) * i, i + 1)
+    index = tuple(builtins.slice(lo, lo + s + builtins.max(0, s - 1) * i, i + 1)
                   for s, (lo, hi, i) in zip(x.shape, grown))
     out[index] = x
-    crop = tuple(slice(-lo if lo < 0 else 0, n + hi if hi < 0 else n)
+    crop = tuple(builtins.slice(-lo if lo < 0 else 0, n + hi if hi < 0 else n)
                  for n, (lo, hi, _) in zip(shape, padding_config))
     return out[crop]
 
 
 def pad(operand, padding_value, padding_config):
     """Pad with ``(low, high, interior)`` per axis; negative values crop."""
-    config = tuple((operator.index(lo), operator.index(hi), operator.index(i))
-                   for lo, hi, i in padding_config)
+    # Integers are kept as given (NumPy ints included) so that the equation
+    # prints the values jnp.pad passed, as JAX's does (SPEC NP-44).
+    config = tuple(tuple(v if isinstance(v, (int, np.integer)) else operator.index(v)
+                         for v in triple) for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 
@@ -928,7 +1049,7 @@ def _slice_abstract_eval(x, start_indices, limit_indices, strides):
 @slice_p.def_impl
 def _slice_impl(x, start_indices, limit_indices, strides):
     strides = strides or (1,) * x.ndim
-    return x[tuple(slice(lo, hi, st) for lo, hi, st
+    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st
                    in zip(start_indices, limit_indices, strides))]
 
 
@@ -951,7 +1072,9 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     limits = list(aval.shape)
     strides = [1] * aval.ndim
     starts[axis], limits[axis], strides[axis] = start, builtins.max(start, limit), stride
-    return slice(operand, starts, limits, None if stride == 1 else strides)
+    # Always explicit strides: JAX prints ``strides=(1, 1)`` for these
+    # (``strides=None`` comes from jnp's static indexing instead).
+    return slice(operand, starts, limits, strides)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
@@ -1124,6 +1247,9 @@ def _arg_reduction(name, np_fn):
         return ShapedArray(_reduced_shape(x.shape, axes), index_dtype)
 
     def impl(x, axes, index_dtype):
+        # Complex numbers have no order: like XLA's comparator (gt/lt), refuse
+        # them when running (staging them is allowed, as in JAX).
+        _check_dtype("gt" if name == "argmax" else "lt", x.dtype, _ordered, 0)
         return getattr(_xp(), np_fn)(x, axis=axes[0]).astype(index_dtype)
 
     prim.def_abstract_eval(abstract_eval)
@@ -1224,13 +1350,37 @@ def _dot_general_shape(lhs, rhs, dimension_numbers):
 def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision,
                                preferred_element_type, out_sharding):
     shape = _dot_general_shape(lhs, rhs, dimension_numbers)
-    if preferred_element_type is not None:
-        dt = preferred_element_type
-    else:
-        _check_same_dtypes("dot_general", [lhs, rhs])
-        dt = lhs.dtype
-    weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
-    return ShapedArray(shape, dt, weak)
+    dt = _dot_general_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    # The standard weak-type rule, even with preferred_element_type (SPEC NP-47).
+    return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_type_rank(dt):
+    """How XLA ranks operand types of a dot: complex, exponent and mantissa
+    range, bit width, signedness (the wider operand gives the result)."""
+    real = np.finfo(dt).dtype if dt.kind == "c" else dt
+    is_float = real.kind == "f" or real == dtypes.bfloat16
+    finfo = dtypes.finfo(real) if is_float else None
+    bits = 1 if real == np.bool_ else real.itemsize * 8
+    return (dt.kind == "c", finfo.maxexp if finfo else -1,
+            finfo.nmant if finfo else -1, bits, real.kind != "u")
+
+
+def _dot_general_dtype(lhs, rhs, preferred):
+    """Mixed operand dtypes are allowed when one ranks above the other; a
+    ``preferred_element_type`` then widens the result."""
+    lr, rr = _dot_type_rank(lhs), _dot_type_rank(rhs)
+    if lr == rr and lhs != rhs:
+        raise TypeError(f"lax.dot_general argument type error: {lhs}, {rhs}")
+    result = lhs if lr >= rr else rhs
+    if preferred is None or preferred == result:
+        return result
+    if result.kind != "f" and result != dtypes.bfloat16 and (
+            _dot_type_rank(preferred)[3] < _dot_type_rank(result)[3]):
+        raise TypeError("`preferred_element_type` must not be narrower than the "
+                        "original type, got preferred_element_type of "
+                        f"{preferred} for result type of {result}.")
+    return preferred
 
 
 @dot_general_p.def_impl
@@ -1348,16 +1498,16 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
 
 
 def _sort_key(x):
-    """Keys ordering like XLA: -NaN < -inf < ... < -0.0 == 0.0 < ... < inf < NaN."""
+    """Keys ordering like XLA: -inf < ... < -0.0 == 0.0 < ... < inf < NaN (any sign)."""
     xp = _xp()
     if x.dtype.kind == "c":
-        return [_sort_key(xp.real(x))[0], _sort_key(xp.imag(x))[0]]
+        return _sort_key(xp.real(x)) + _sort_key(xp.imag(x))
     if x.dtype.kind != "f" and x.dtype not in (dtypes.bfloat16,):
         return [x]
     wide = x.astype(np.float64)
     nan = xp.isnan(wide)
-    return [xp.where(nan, xp.where(xp.signbit(wide), -2, 2), 0),
-            xp.where(nan, 0.0, wide)]
+    # Every NaN, whatever its sign, sorts last (as XLA's comparator does).
+    return [nan.astype(np.int8), xp.where(nan, 0.0, wide)]
 
 
 @sort_p.def_impl

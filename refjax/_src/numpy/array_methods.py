@@ -1,12 +1,32 @@
-"""Operators and methods of ``jax.Array`` (SPEC NP-4).
+"""Operators, methods and properties of ``jax.Array`` (SPEC NP-4).
 
 Both concrete arrays and tracers get them from the shared ``Array`` base
 class, so ``x + 1`` is ``jnp.add(x, 1)`` whether or not ``x`` is traced.
-A binary operator with a non-array operand (a list, a string) returns
-``NotImplemented`` so that Python raises its usual ``TypeError``.
+
+Operator rules, as JAX's:
+
+* A binary operator accepts Python scalars, NumPy values, Arrays and objects
+  with ``__jax_array__``; any other operand (a list, a string, None) returns
+  ``NotImplemented``, so Python tries the reflected operator and then raises
+  its usual ``TypeError`` (for ``==``/``!=``: compares identities, False).
+* ``==`` and ``!=`` with a list, tuple, dict or set raise ``TypeError``.
+* ``x ** n`` is ``jnp.power``: a concrete integer ``n`` stages
+  ``integer_pow[y=n]``, anything else ``pow``.
+* ``round(x)`` rounds half to even and gives the default int dtype;
+  ``round(x, n)`` keeps the dtype.
+* ``v in x`` is ``jnp.any(x == v)`` for a 1-d ``x`` and a scalar ``v``.
+
+Methods mirror JAX's signatures and call the ``jax.numpy`` function of the
+same name (``x.sum(axis=0)`` is ``jnp.sum(x, axis=0)``).
 """
+import numpy as np
+
 from refjax._src import core
+from refjax._src import dtypes
 from refjax._src.array import Array, ArrayImpl
+
+# The jax.numpy namespace, bound by install() once every module is loaded.
+_jnp = None
 
 # dunder -> (jax.numpy function name, swap operands)
 _BINARY = {
@@ -15,9 +35,9 @@ _BINARY = {
     "__mul__": ("multiply", False), "__rmul__": ("multiply", True),
     "__truediv__": ("true_divide", False), "__rtruediv__": ("true_divide", True),
     "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
-    "__mod__": ("remainder", False), "__rmod__": ("remainder", True),
+    "__mod__": ("mod", False), "__rmod__": ("mod", True),
     "__divmod__": ("divmod", False), "__rdivmod__": ("divmod", True),
-    "__pow__": ("_power_operator", False), "__rpow__": ("_power_operator", True),
+    "__pow__": ("power", False), "__rpow__": ("power", True),
     "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
     "__and__": ("bitwise_and", False), "__rand__": ("bitwise_and", True),
     "__or__": ("bitwise_or", False), "__ror__": ("bitwise_or", True),
@@ -34,87 +54,360 @@ _UNARY = {
     "__invert__": "invert",
 }
 
-# method name -> jax.numpy function taking the array first
+# Methods: name -> the jax.numpy function each one calls (see _method_table).
 _METHODS = (
-    "all", "any", "argmax", "argmin", "argpartition", "argsort", "clip",
-    "conj", "conjugate", "cumprod", "cumsum", "diagonal", "dot", "max", "mean",
-    "min", "nonzero", "prod", "ptp", "ravel", "repeat", "round",
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype",
+    "byteswap", "choose", "clip", "compress", "conj", "conjugate", "copy",
+    "cumprod", "cumsum", "diagonal", "dot", "flatten", "max", "mean", "min",
+    "nonzero", "prod", "ptp", "ravel", "repeat", "reshape", "round",
     "searchsorted", "sort", "squeeze", "std", "sum", "swapaxes", "take",
-    "trace", "var",
+    "to_device", "trace", "transpose", "var", "view",
 )
 
+_ACCEPTED_OPERANDS = (int, float, complex, np.generic, np.ndarray, Array)
+_CONTAINERS = (dict, list, set, tuple)
 
-def _binary_op(jnp_fn, swap):
+
+# ---------------------------------------------------------------------------
+# Operators
+# ---------------------------------------------------------------------------
+
+def _binary_op(jnp_fn, swap, symbol=None):
+    """The dunder for ``jnp_fn``; ``symbol`` marks ==/!= (containers raise)."""
     def op(self, other):
-        if not core.is_array_like(other):
-            return NotImplemented
-        return jnp_fn(other, self) if swap else jnp_fn(self, other)
+        unwrap = getattr(other, "__jax_array__", None)
+        if unwrap is not None:
+            other = unwrap()
+        if isinstance(other, _ACCEPTED_OPERANDS):
+            return jnp_fn(other, self) if swap else jnp_fn(self, other)
+        if symbol is not None and type(other) in _CONTAINERS:
+            raise TypeError(f"unsupported operand type(s) for {symbol}: "
+                            f"{type(self).__name__!r} and {type(other).__name__!r}")
+        return NotImplemented
+    op.__name__ = jnp_fn.__name__
     return op
 
 
-def _method(jnp_fn):
-    def method(self, *args, **kwargs):
-        return jnp_fn(self, *args, **kwargs)
-    method.__name__ = jnp_fn.__name__
-    method.__doc__ = jnp_fn.__doc__
-    return method
+def _unary_op(jnp_fn):
+    def op(self):
+        return jnp_fn(self)
+    op.__name__ = jnp_fn.__name__
+    return op
 
 
-def install(jnp):
-    """Attach the operators and methods, bound to the ``jax.numpy`` namespace."""
-    for dunder, (name, swap) in _BINARY.items():
-        if hasattr(jnp, name):  # BOOTSTRAP: every name must exist; drop this guard
-            setattr(Array, dunder, _binary_op(getattr(jnp, name), swap))
-    for dunder, name in _UNARY.items():
-        if hasattr(jnp, name):  # BOOTSTRAP
-            setattr(Array, dunder, _method(getattr(jnp, name)))
-    for name in _METHODS:
-        if hasattr(jnp, name):  # BOOTSTRAP
-            setattr(Array, name, _method(getattr(jnp, name)))
-    _install_named(jnp)
-    # Arrays are unhashable; defining __eq__ on the base class would
-    # otherwise re-enable the default hash through the subclasses.
-    ArrayImpl.__hash__ = None
-    core.Tracer.__hash__ = None
+def _round_operator(number, ndigits=None):
+    """``round(x)``: half to even, in the default int dtype; ``round(x, n)``
+    keeps the dtype."""
+    from refjax._src.lax import lax
+    out = _jnp.round(number, decimals=ndigits or 0)
+    if ndigits is None:
+        return lax.convert_element_type(out, dtypes.default_int_dtype())
+    return out
 
 
-def _install_named(jnp):
-    """Methods whose signature differs from their jax.numpy function's."""
-    if not hasattr(jnp, "transpose"):  # BOOTSTRAP: drop once jnp is complete
-        return
-    Array.__round__ = lambda self, ndigits=None: jnp.round(self, ndigits or 0)
-    Array.reshape = _reshape_method(jnp)
-    Array.transpose = _transpose_method(jnp)
-    Array.flatten = lambda self, order="C": jnp.ravel(self, order)
-    Array.astype = lambda self, dtype, copy=False, device=None: jnp.astype(self, dtype)
-    Array.copy = lambda self: jnp.array(self, copy=True)
-    Array.view = _view
-    Array.real = property(jnp.real)
-    Array.imag = property(jnp.imag)
-    Array.T = property(lambda self: jnp.transpose(self))
-    Array.mT = property(lambda self: jnp.swapaxes(self, -1, -2))
+def _contains(self, other):
+    """``other in self`` for a 1-d array and a scalar: ``any(self == other)``."""
+    if other is None or isinstance(other, str):
+        raise TypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
+    from refjax._src.numpy import util
+    query = util.ensure_arraylike("Array.__contains__", other)
+    if self.ndim != 1:
+        raise ValueError("Array.__contains__: search array must be one-dimensional, "
+                         f"got arr.shape={self.shape}.")
+    if query.ndim != 0:
+        raise ValueError("Array.__contains__: query value must be a scalar, got "
+                         f"query.shape={query.shape!r}")
+    return _jnp.any(self == query)
 
 
-def _reshape_method(jnp):
-    def reshape(self, *args, order="C", **kwargs):
-        shape = args[0] if len(args) == 1 else args
-        if "shape" in kwargs:
-            shape = kwargs.pop("shape")
-        return jnp.reshape(self, shape, order=order)
-    return reshape
+# ---------------------------------------------------------------------------
+# Methods (signatures as JAX's)
+# ---------------------------------------------------------------------------
+
+def _all(self, axis=None, out=None, keepdims=False, *, where=None):
+    return _jnp.all(self, axis=axis, out=out, keepdims=keepdims, where=where)
 
 
-def _transpose_method(jnp):
-    def transpose(self, *args):
-        axes = args[0] if len(args) == 1 else (args or None)
-        return jnp.transpose(self, axes)
-    return transpose
+def _any(self, axis=None, out=None, keepdims=False, *, where=None):
+    return _jnp.any(self, axis=axis, out=out, keepdims=keepdims, where=where)
 
 
-def _view(self, dtype=None, type=None):
+def _argmax(self, axis=None, out=None, keepdims=None):
+    return _jnp.argmax(self, axis=axis, out=out, keepdims=keepdims)
+
+
+def _argmin(self, axis=None, out=None, keepdims=None):
+    return _jnp.argmin(self, axis=axis, out=out, keepdims=keepdims)
+
+
+def _argpartition(self, kth, axis=-1):
+    return _jnp.argpartition(self, kth=kth, axis=axis)
+
+
+def _argsort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    return _jnp.argsort(self, axis=axis, kind=kind, order=order, stable=stable,
+                        descending=descending)
+
+
+def _astype(self, dtype, copy=False, device=None):
+    return _jnp.astype(self, dtype, copy=copy, device=device)
+
+
+def _byteswap(self):
+    """The array with the bytes of each element reversed."""
+    from refjax._src.lax import lax
+    if dtypes.issubdtype(self.dtype, np.complexfloating):
+        return lax.complex(_byteswap(self.real), _byteswap(self.imag))
+    if self.dtype.itemsize == 1:
+        return self.copy()
+    as_bytes = lax.bitcast_convert_type(self, np.dtype("uint8"))
+    return lax.bitcast_convert_type(lax.rev(as_bytes, (self.ndim,)), self.dtype)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+    return _jnp.choose(self, choices=choices, out=out, mode=mode)
+
+
+def _clip(self, min=None, max=None):  # noqa: A002 - NumPy's names
+    return _jnp.clip(self, min=min, max=max)
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    return _jnp.compress(condition, self, axis=axis, out=out, size=size,
+                         fill_value=fill_value)
+
+
+def _conj(self):
+    return _jnp.conj(self)
+
+
+def _conjugate(self):
+    return _jnp.conjugate(self)
+
+
+def _copy(self):
+    return _jnp.copy(self) if hasattr(_jnp, "copy") else _jnp.array(self, copy=True)
+
+
+def _cumprod(self, axis=None, dtype=None, out=None):
+    return _jnp.cumprod(self, axis=axis, dtype=dtype, out=out)
+
+
+def _cumsum(self, axis=None, dtype=None, out=None):
+    return _jnp.cumsum(self, axis=axis, dtype=dtype, out=out)
+
+
+def _diagonal(self, offset=0, axis1=0, axis2=1):
+    return _jnp.diagonal(self, offset=offset, axis1=axis1, axis2=axis2)
+
+
+def _dot(self, b, *, precision=None, preferred_element_type=None):
+    return _jnp.dot(self, b, precision=precision,
+                    preferred_element_type=preferred_element_type)
+
+
+def _flatten(self, order="C"):
+    return _jnp.ravel(self, order=order)
+
+
+def _max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _jnp.max(self, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                    where=where)
+
+
+def _mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    return _jnp.mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                     where=where)
+
+
+def _min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _jnp.min(self, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                    where=where)
+
+
+def _nonzero(self, *, fill_value=None, size=None):
+    return _jnp.nonzero(self, size=size, fill_value=fill_value)
+
+
+def _prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+          where=None, promote_integers=True):
+    return _jnp.prod(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                     initial=initial, where=where, promote_integers=promote_integers)
+
+
+def _ptp(self, axis=None, out=None, keepdims=False):
+    return _jnp.ptp(self, axis=axis, out=out, keepdims=keepdims)
+
+
+def _repeat(self, repeats, axis=None, *, total_repeat_length=None):
+    return _jnp.repeat(self, repeats=repeats, axis=axis,
+                       total_repeat_length=total_repeat_length)
+
+
+def _reshape(self, *args, order="C"):
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+    shape = args[0] if len(args) == 1 else args
+    return _jnp.reshape(self, shape, order=order)
+
+
+def _round(self, decimals=0, out=None):
+    return _jnp.round(self, decimals=decimals, out=out)
+
+
+def _searchsorted(self, v, side="left", sorter=None, *, method="scan"):
+    return _jnp.searchsorted(self, v, side=side, sorter=sorter, method=method)
+
+
+def _sort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    return _jnp.sort(self, axis=axis, kind=kind, order=order, stable=stable,
+                     descending=descending)
+
+
+def _squeeze(self, axis=None):
+    return _jnp.squeeze(self, axis=axis)
+
+
+def _std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+         where=None, correction=None):
+    return _jnp.std(self, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                    keepdims=keepdims, where=where, correction=correction)
+
+
+def _sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+         where=None, promote_integers=True):
+    # JAX 0.10.2's method accepts ``initial`` but does not pass it on.
+    return _jnp.sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                    where=where, promote_integers=promote_integers)
+
+
+def _swapaxes(self, axis1, axis2):
+    return _jnp.swapaxes(self, axis1=axis1, axis2=axis2)
+
+
+def _take(self, indices, axis=None, out=None, mode=None, unique_indices=False,
+          indices_are_sorted=False, fill_value=None):
+    return _jnp.take(self, indices, axis=axis, out=out, mode=mode,
+                     unique_indices=unique_indices,
+                     indices_are_sorted=indices_are_sorted, fill_value=fill_value)
+
+
+def _to_device(self, device, *, stream=None):
+    if stream is not None:
+        raise NotImplementedError("stream argument of array.to_device()")
+    from refjax._src.api import device_put
+    return device_put(self, device)
+
+
+def _trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return _jnp.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype,
+                      out=out)
+
+
+def _transpose(self, *args):
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
+    if not args:
+        axes = None
+    elif len(args) == 1:
+        axes = None if args[0] is None else _index_tuple(args[0])
+    else:
+        axes = args
+    return _jnp.transpose(self, axes)
+
+
+def _index_tuple(x):
+    return (x,) if np.ndim(x) == 0 else tuple(x)
+
+
+def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+         where=None, correction=None):
+    return _jnp.var(self, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                    keepdims=keepdims, where=where, correction=correction)
+
+
+def _view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
+    """Reinterpret the bits as ``dtype`` (same item size only)."""
     from refjax._src.lax import lax
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
         return self
     return lax.bitcast_convert_type(self, dtype)
+
+
+_METHOD_IMPLS = {
+    "all": _all, "any": _any, "argmax": _argmax, "argmin": _argmin,
+    "argpartition": _argpartition, "argsort": _argsort, "astype": _astype,
+    "byteswap": _byteswap, "choose": _choose, "clip": _clip, "compress": _compress,
+    "conj": _conj, "conjugate": _conjugate, "copy": _copy, "cumprod": _cumprod,
+    "cumsum": _cumsum, "diagonal": _diagonal, "dot": _dot, "flatten": _flatten,
+    "max": _max, "mean": _mean, "min": _min, "nonzero": _nonzero, "prod": _prod,
+    "ptp": _ptp, "ravel": _flatten, "repeat": _repeat, "reshape": _reshape,
+    "round": _round, "searchsorted": _searchsorted, "sort": _sort,
+    "squeeze": _squeeze, "std": _std, "sum": _sum, "swapaxes": _swapaxes,
+    "take": _take, "to_device": _to_device, "trace": _trace,
+    "transpose": _transpose, "var": _var, "view": _view,
+}
+
+# The jax.numpy function a method needs (when it is not the method's name).
+_NEEDS = {"flatten": "ravel", "ravel": "ravel", "byteswap": "copy",
+          "to_device": "asarray", "view": "asarray", "conj": "conj",
+          "copy": "array"}
+
+
+# ---------------------------------------------------------------------------
+# Properties
+# ---------------------------------------------------------------------------
+
+def _real(self):
+    return _jnp.real(self)
+
+
+def _imag(self):
+    return _jnp.imag(self)
+
+
+def _transpose_property(self):
+    return _jnp.transpose(self)
+
+
+def _matrix_transpose_property(self):
+    return _jnp.swapaxes(self, -1, -2)
+
+
+def _flat(self):
+    raise NotImplementedError("JAX Arrays do not implement the arr.flat property: "
+                              "consider arr.flatten() instead.")
+
+
+_PROPERTIES = {"real": (_real, "real"), "imag": (_imag, "imag"),
+               "T": (_transpose_property, "transpose"),
+               "mT": (_matrix_transpose_property, "swapaxes"),
+               "flat": (_flat, None)}
+
+
+# ---------------------------------------------------------------------------
+# Installation
+# ---------------------------------------------------------------------------
+
+def install(jnp):
+    """Attach the operators, methods and properties to ``Array``."""
+    global _jnp
+    _jnp = jnp
+    for dunder, (name, swap) in _BINARY.items():
+        if hasattr(jnp, name):  # BOOTSTRAP: every name must exist; drop this guard
+            symbol = "==" if dunder in ("__eq__", "__ne__") else None
+            setattr(Array, dunder, _binary_op(getattr(jnp, name), swap, symbol))
+    for dunder, name in _UNARY.items():
+        setattr(Array, dunder, _unary_op(getattr(jnp, name)))
+    Array.__round__ = _round_operator
+    Array.__contains__ = _contains
+    for name in _METHODS:
+        if hasattr(jnp, _NEEDS.get(name, name)):  # BOOTSTRAP
+            setattr(Array, name, _METHOD_IMPLS[name])
+    for name, (getter, needs) in _PROPERTIES.items():
+        if needs is None or hasattr(jnp, needs):  # BOOTSTRAP
+            setattr(Array, name, property(getter))
+    # Arrays are unhashable; defining __eq__ on the base class would
+    # otherwise re-enable the default hash through the subclasses.
+    ArrayImpl.__hash__ = None
+    core.Tracer.__hash__ = None

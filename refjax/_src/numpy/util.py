@@ -4,6 +4,12 @@ NumPy-style functions accept array-likes (arrays, NumPy values, Python
 scalars), promote them to a common dtype with JAX's lattice (weak scalars
 defer to arrays), and broadcast ranks by adding leading size-1 axes before
 binding a ``lax`` primitive, which itself requires equal ranks.
+
+Also here: the small building blocks the jnp modules share — constants of an
+operand's dtype (``_const``), ``full_like`` without a creation routine,
+NumPy broadcasting (``broadcast_shapes``, ``_broadcast_arrays``) and the
+jitted ``_where`` that ``jnp.where`` and many jnp functions stage as
+``jit[name=_where]`` (SPEC NP-2).
 """
 import warnings
 
@@ -12,9 +18,16 @@ import numpy as np
 from refjax._src import config as _config
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src.array import Array
+from refjax._src.array import Array, ArrayImpl
+from refjax._src.core import Tracer
 from refjax._src.lax import lax
 
+_SCALAR_TYPES = core._SCALAR_TYPES
+
+
+# ---------------------------------------------------------------------------
+# Checking arguments
+# ---------------------------------------------------------------------------
 
 def check_arraylike(fun_name, *args):
     """TypeError naming ``fun_name`` for a non-array argument (lists included)."""
@@ -24,68 +37,226 @@ def check_arraylike(fun_name, *args):
                             f"{type(arg)} at position {pos}.")
 
 
+def check_arraylike_or_none(fun_name, *args):
+    for pos, arg in enumerate(args):
+        if arg is not None and not core.is_array_like(arg):
+            raise TypeError(f"{fun_name} requires ndarray, scalar, or None "
+                            f"arguments, got {type(arg)} at position {pos}.")
+
+
+def asarray(x):
+    """``x`` as an Array (or tracer) without changing dtype or weak type.
+
+    Arrays and tracers are returned as they are; Python scalars become weak
+    0-d arrays, NumPy values strong ones.
+    """
+    if isinstance(x, Array):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return asarray(x.__jax_array__())
+    return lax._convert_element_type(x, None, core.get_aval(x).weak_type)
+
+
+def ensure_arraylike(fun_name, *args):
+    """``check_arraylike`` then ``asarray``: one Array, or a tuple of them."""
+    check_arraylike(fun_name, *args)
+    if len(args) == 1:
+        return asarray(args[0])
+    return tuple(asarray(a) for a in args)
+
+
+def _aval(x):
+    """The aval of ``x``, skipping ``get_aval``'s dispatch for the common kinds."""
+    if isinstance(x, Tracer):
+        return x.aval
+    return core.get_aval(x)
+
+
+# ---------------------------------------------------------------------------
+# Dtype promotion
+# ---------------------------------------------------------------------------
+
+_ARRAYS = (ArrayImpl, Tracer)
+
+
+def _same_type_arrays(args):
+    """Whether every argument is an Array of one dtype and weak type: then
+    promotion changes nothing (the common ``x * y`` case, kept cheap)."""
+    first = args[0]
+    if not isinstance(first, _ARRAYS):
+        return False
+    key = (first.dtype, first.weak_type)
+    if key == (dtypes.bool_, True):
+        return False            # promotion makes weak booleans strong
+    return all(isinstance(a, _ARRAYS) and (a.dtype, a.weak_type) == key
+               for a in args[1:])
+
+
+def _result_type(args):
+    """``dtypes.result_type`` with the weak flag, memoized on the argument
+    kinds (dtype and weak type of arrays, type of Python scalars)."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t in _SCALAR_TYPES:
+            key.append(t)
+        elif isinstance(a, _ARRAYS):
+            key.append((a.dtype, a.weak_type))
+        else:
+            return dtypes.result_type(*args, return_weak_type_flag=True)
+    key.append(dtypes.x64_enabled())
+    key.append(_config.numpy_dtype_promotion.value)
+    key = tuple(key)
+    hit = _RESULT_TYPES.get(key)
+    if hit is None:
+        hit = _RESULT_TYPES[key] = dtypes.result_type(*args, return_weak_type_flag=True)
+    return hit
+
+
+_RESULT_TYPES = {}
+
+
 def promote_dtypes(*args):
     """Convert ``args`` to their common JAX dtype (weak only if all are weak)."""
     if len(args) < 2:
-        return [lax._convert_element_type(a, None, core.get_aval(a).weak_type)
-                for a in args]
-    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+        return [asarray(a) for a in args]
+    if _same_type_arrays(args):
+        return list(args)
+    to_dtype, weak = _result_type(args)
     return [lax._convert_element_type(a, to_dtype, weak) for a in args]
 
 
 def promote_dtypes_inexact(*args):
-    """Like ``promote_dtypes``, then to the default float if not inexact."""
-    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    """Like ``promote_dtypes``, then to an inexact dtype (``to_inexact_dtype``)."""
+    if _same_type_arrays(args) and args[0].dtype.kind in "fc":
+        return list(args)       # the hot path of float functions
+    to_dtype, weak = _result_type(args)
     to_dtype = to_inexact_dtype(to_dtype)
     return [lax._convert_element_type(a, to_dtype, weak) for a in args]
 
 
 def promote_dtypes_numeric(*args):
-    """Like ``promote_dtypes``, with bool promoted to the default int."""
-    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    if to_dtype == dtypes.bool_:
-        to_dtype = dtypes.default_int_dtype()
+    """Like ``promote_dtypes``, with bool promoted to int32."""
+    if _same_type_arrays(args) and args[0].dtype != dtypes.bool_:
+        return list(args)
+    to_dtype, weak = _result_type(args)
+    to_dtype = to_numeric_dtype(to_dtype)
     return [lax._convert_element_type(a, to_dtype, weak) for a in args]
 
 
+def promote_dtypes_complex(*args):
+    """Like ``promote_dtypes``, then to the matching complex dtype."""
+    to_dtype, weak = _result_type(args)
+    to_dtype = to_complex_dtype(to_dtype)
+    return [lax._convert_element_type(a, to_dtype, weak) for a in args]
+
+
+_WIDE_INTS = (np.dtype(np.int64), np.dtype(np.uint64))
+
+
 def to_inexact_dtype(dtype):
+    """``dtype`` if inexact; 64-bit integers become float64 and every other
+    integer or bool float32, whatever ``jax_enable_x64`` says (SPEC NP-2)."""
     if dtypes.issubdtype(dtype, np.inexact):
         return dtype
-    return dtypes.default_float_dtype()
+    return np.dtype(np.float64) if dtype in _WIDE_INTS else np.dtype(np.float32)
 
+
+def to_numeric_dtype(dtype):
+    """``dtype``, except bool becomes int32 (even with x64 on)."""
+    return np.dtype(np.int32) if dtype == dtypes.bool_ else dtype
+
+
+def to_complex_dtype(dtype):
+    """complex128 for 64-bit types, complex64 for the rest."""
+    inexact = to_inexact_dtype(dtype)
+    if inexact in (np.dtype(np.float64), np.dtype(np.complex128)):
+        return np.dtype(np.complex128)
+    return np.dtype(np.complex64)
+
+
+# ---------------------------------------------------------------------------
+# Shape promotion and broadcasting
+# ---------------------------------------------------------------------------
 
 def promote_shapes(fun_name, *args):
     """Give lower-rank operands leading size-1 axes (NumPy rank promotion).
 
-    Rank-0 operands are left alone: primitives broadcast them.  Honours
+    Nothing changes when all ranks are equal, or when at most one rank other
+    than 0 occurs (primitives broadcast rank-0 operands).  Otherwise every
+    operand, scalars included, is raised to the largest rank.  Honours
     ``jax_numpy_rank_promotion`` ('allow', 'warn', 'raise').
     """
     if len(args) < 2:
-        return list(args)
-    shapes = [np.shape(a) if not isinstance(a, (Array,)) else a.shape for a in args]
-    nonscalar = [len(s) for s in shapes if len(s)]
-    if not nonscalar:
-        return list(args)
-    rank = max(nonscalar)
-    if all(r == rank for r in nonscalar):
-        return list(args)
+        return [asarray(a) for a in args]
+    shapes = [_aval(a).shape for a in args]
+    first = len(shapes[0])
+    if all(len(s) == first for s in shapes[1:]):
+        return [asarray(a) for a in args]
+    nonscalar = {len(s) for s in shapes if s}
+    if len(nonscalar) < 2:
+        return [asarray(a) for a in args]
     mode = _config.numpy_rank_promotion.value
     if mode != "allow":
         _rank_promotion_warning_or_error(fun_name, shapes, mode)
-    return [a if len(s) in (0, rank) else lax.broadcast_to_rank(a, rank)
-            for a, s in zip(args, shapes)]
+    rank = len(broadcast_shapes(*shapes))
+    return [lax.broadcast_to_rank(asarray(a), rank) for a in args]
 
 
 def _rank_promotion_warning_or_error(fun_name, shapes, mode):
-    msg = ("Following NumPy automatic rank promotion for {} on shapes {}. "
-           "Set the jax_numpy_rank_promotion config option to 'allow' to "
-           "disable this message; for more information, see "
-           "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
-    text = msg.format(fun_name, " ".join(str(s) for s in shapes))
+    listed = " ".join(str(s) for s in shapes)
     if mode == "warn":
-        warnings.warn(text, stacklevel=4)
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+            f"{listed}. Set the jax_numpy_rank_promotion config option to "
+            "'allow' to disable this warning; for more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+            stacklevel=4)
     else:
-        raise ValueError(text)
+        raise ValueError(
+            f"Operands could not be broadcast together for {fun_name} on shapes "
+            f"{listed} and with the config option jax_numpy_rank_promotion="
+            "'raise'. For more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+
+
+def broadcast_shapes(*shapes):
+    """The NumPy broadcast of ``shapes``; ValueError if they are incompatible."""
+    shapes = [tuple(s) for s in shapes]
+    if not shapes:
+        return ()
+    rank = max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    out = []
+    for sizes in zip(*padded):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def _broadcast_to(x, shape):
+    """``lax.broadcast_to``: ``broadcast_in_dim`` onto the trailing axes."""
+    shape = tuple(shape)
+    x = asarray(x)
+    old = _aval(x).shape
+    if old == shape:
+        return x
+    nlead = len(shape) - len(old)
+    if nlead < 0 or any(d not in (1, s) for d, s in zip(old, shape[nlead:])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {old} and "
+                         f"requested shape {shape}")
+    return lax.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
+
+
+def _broadcast_arrays(*args):
+    """Broadcast every argument to the common shape (NumPy rules)."""
+    shapes = [_aval(a).shape for a in args]
+    if not shapes or all(s == shapes[0] for s in shapes):
+        return [asarray(a) for a in args]
+    shape = broadcast_shapes(*shapes)
+    return [_broadcast_to(a, shape) for a in args]
 
 
 def promote_args(fun_name, *args):
@@ -102,3 +273,103 @@ def promote_args_inexact(fun_name, *args):
 def promote_args_numeric(fun_name, *args):
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def promote_args_complex(fun_name, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_complex(*args))
+
+
+# ---------------------------------------------------------------------------
+# Constants and fills
+# ---------------------------------------------------------------------------
+
+def _const(x, value):
+    """``value`` as a constant of ``x``'s dtype (a literal in jaxprs).
+
+    When ``x`` is a weakly typed scalar (a Python scalar, or a weak rank-0
+    array or tracer) the constant is a Python scalar of the same kind, so it
+    stays weak; otherwise it is a strong NumPy scalar of ``x``'s dtype.
+    """
+    aval = _aval(x)
+    if aval.weak_type and aval.shape == ():
+        kind = dtypes.scalar_type_of(x) if type(x) not in _SCALAR_TYPES else type(x)
+        value = kind(value)
+        if dtypes.dtype_and_weak_type(value)[0] == aval.dtype:
+            return value
+    return np.array(value, aval.dtype)
+
+
+def _full_like(x, fill_value, dtype=None, shape=None):
+    """``lax.full_like``: ``fill_value`` broadcast to ``x``'s shape.
+
+    Keeps ``x``'s weak type when no dtype is given; a scalar result is the
+    converted constant itself (no equation).
+    """
+    aval = _aval(x)
+    dt = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtypes.to_dtype(dtype))
+    weak = dtype is None and aval.weak_type
+    shape = aval.shape if shape is None else tuple(shape)
+    fill = lax._convert_element_type(np.array(fill_value, dt), dt, weak)
+    if not shape:
+        return fill
+    return lax.broadcast_in_dim(fill, shape, ())
+
+
+def _zeros(x):
+    return _full_like(x, 0)
+
+
+def _ones(x):
+    return _full_like(x, 1)
+
+
+def _isnan(x):
+    return lax.ne(x, x)
+
+
+# ---------------------------------------------------------------------------
+# where
+# ---------------------------------------------------------------------------
+
+def _where_impl(condition, x, y):
+    """Elementwise ``x if condition else y`` after promotion and broadcasting.
+
+    A non-boolean condition means ``condition != 0``; ``x`` and ``y`` are
+    promoted to a common dtype; all three broadcast to one shape (a scalar
+    condition is left as it is).  Staged as ``select_n``.
+    """
+    condition, x, y = ensure_arraylike("where", condition, x, y)
+    if _aval(condition).dtype != dtypes.bool_:
+        condition = lax.ne(condition, _const(condition, 0))
+    x, y = promote_dtypes(x, y)
+    if _aval(condition).shape == ():
+        x, y = _broadcast_arrays(x, y)
+    else:
+        condition, x, y = _broadcast_arrays(condition, x, y)
+    if 0 in _aval(x).shape:
+        return x
+    return lax.select(condition, x, y)
+
+
+def _make_where():
+    from refjax._src.api import jit
+
+    def _where(condition, x, y):
+        return _where_impl(condition, x, y)
+    _where.__doc__ = _where_impl.__doc__
+    return jit(_where)
+
+
+_where = _make_where()
+
+
+def check_where(name, where):
+    """``where=`` of a reduction: None or a boolean array (SPEC NP-15)."""
+    if where is None:
+        return None
+    where = ensure_arraylike(name, where)
+    if _aval(where).dtype != dtypes.bool_:
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
+                         f"where.dtype={_aval(where).dtype!r}.")
+    return where

@@ -1,0 +1,204 @@
+"""jax.lax primitives: dtype and shape rules, semantics, errors (SPEC LAX-1 .. LAX-9)."""
+import numpy as np
+import pytest
+
+
+@pytest.mark.spec("LAX-1")
+def test_binary_ops_require_equal_dtypes(jax, jnp):
+    lax = jax.lax
+    with pytest.raises(TypeError, match=r"lax.add requires arguments to have the same "
+                       r"dtypes, got float32, int32. \(Tip: jnp.add is a similar "
+                       r"function that does automatic type promotion on inputs\)."):
+        lax.add(jnp.ones(2), jnp.ones(2, jnp.int32))
+    with pytest.raises(TypeError, match="got bfloat16, float32"):
+        lax.add(jnp.ones(2, jnp.bfloat16), 2.0)
+    # A Python scalar of the same kind takes the array's dtype only if the
+    # default dtype matches: 2.0 is float32, so this works.
+    assert lax.add(jnp.ones(2), 2.0).dtype == jnp.float32
+    with pytest.raises(TypeError, match="lax.add requires arguments to have the same dtypes"):
+        lax.add(jnp.ones(2), 2)
+
+
+@pytest.mark.spec("LAX-1")
+def test_unary_ops_check_dtype_class(jax, jnp):
+    with pytest.raises(TypeError, match="sin does not accept dtype int32. Accepted "
+                                        "dtypes are subtypes of floating, complexfloating."):
+        jax.lax.sin(2)
+    assert float(jnp.sin(2)) == pytest.approx(np.sin(2), rel=1e-6)
+
+
+@pytest.mark.spec("LAX-2")
+def test_elementwise_broadcasting_rule(jax, jnp):
+    lax = jax.lax
+    assert lax.add(jnp.ones(3), jnp.ones(())).shape == (3,)
+    assert lax.add(jnp.ones((1, 3)), jnp.ones((2, 3))).shape == (2, 3)
+    assert lax.add(jnp.ones((2, 1)), jnp.ones((1, 3))).shape == (2, 3)
+    with pytest.raises(TypeError, match=r"add: arrays must have the same number of "
+                                        r"dimensions, got \{1, 2\}"):
+        lax.add(jnp.ones(3), jnp.ones((2, 3)))
+    with pytest.raises(TypeError, match=r"add got incompatible shapes for broadcasting: "
+                                        r"\(3,\), \(2,\)."):
+        lax.add(jnp.ones(3), jnp.ones(2))
+
+
+@pytest.mark.spec("LAX-3")
+def test_weak_type_propagation(jax, jnp):
+    lax = jax.lax
+    assert lax.add(1.0, 2.0).weak_type
+    assert not lax.add(jnp.float32(1), 2.0).weak_type
+    assert lax.eq(1.0, 2.0).weak_type
+    assert lax.neg(1.0).weak_type
+    assert not lax.convert_element_type(1.0, jnp.float32).weak_type
+
+
+@pytest.mark.spec("LAX-4")
+def test_integer_division_truncates(jax, jnp):
+    lax = jax.lax
+    x = jnp.array([7, -7, 7, -7], jnp.int32)
+    y = jnp.array([2, 2, -2, -2], jnp.int32)
+    assert lax.div(x, y).tolist() == [3, -3, -3, 3]
+    assert lax.rem(x, y).tolist() == [1, -1, 1, -1]
+    fx = jnp.array([7.5, -7.5])
+    assert lax.rem(fx, 2.0).tolist() == [1.5, -1.5]
+
+
+@pytest.mark.spec("LAX-4")
+def test_shifts_and_bit_ops(jax, jnp):
+    lax = jax.lax
+    x = jnp.array([1, -8, 255], jnp.int32)
+    assert lax.shift_left(x, jnp.array([3, 1, 40], jnp.int32)).tolist() == [8, -16, 0]
+    assert lax.shift_right_arithmetic(x, jnp.array([0, 2, 40], jnp.int32)).tolist() == [1, -2, 0]
+    assert lax.shift_right_logical(jnp.array([-8], jnp.int32),
+                                   jnp.array([28], jnp.int32)).tolist() == [15]
+    assert lax.population_count(jnp.array([0, 7, -1], jnp.int32)).tolist() == [0, 3, 32]
+    assert lax.bitwise_not(jnp.array([0, 5], jnp.uint8)).tolist() == [255, 250]
+    assert lax.clz(jnp.array([1, 0, -1], jnp.int32)).tolist() == [31, 32, 0]
+
+
+@pytest.mark.spec("LAX-4")
+def test_rounding_methods(jax, jnp):
+    lax = jax.lax
+    x = jnp.array([0.5, 1.5, 2.5, -0.5, -2.5])
+    assert lax.round(x).tolist() == [1.0, 2.0, 3.0, -1.0, -3.0]
+    assert lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
+    assert jnp.round(x).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
+
+
+@pytest.mark.spec("LAX-4")
+def test_integer_pow_and_pow(jax, jnp):
+    lax = jax.lax
+    assert lax.integer_pow(jnp.array([2, 3], jnp.int32), 3).tolist() == [8, 27]
+    assert lax.integer_pow(jnp.array([2.0]), -2).tolist() == [0.25]
+    assert lax.pow(jnp.array([4.0]), 0.5).tolist() == [2.0]
+    with pytest.raises(TypeError, match="Integers cannot be raised to negative powers"):
+        lax.integer_pow(jnp.array([2], jnp.int32), -1)
+
+
+@pytest.mark.spec("LAX-5")
+def test_select_n_and_select(jax, jnp):
+    lax = jax.lax
+    pred = jnp.array([True, False, True])
+    a, b = jnp.array([1.0, 2.0, 3.0]), jnp.array([10.0, 20.0, 30.0])
+    assert lax.select(pred, a, b).tolist() == [1.0, 20.0, 3.0]
+    assert lax.select_n(pred, a, b).tolist() == [10.0, 2.0, 30.0]
+    which = jnp.array([0, 1, 2], jnp.int32)
+    assert lax.select_n(which, a, b, a * 100).tolist() == [1.0, 20.0, 300.0]
+    with pytest.raises(TypeError):
+        lax.select(pred, a, b.astype(jnp.int32))
+    with pytest.raises(TypeError):
+        lax.select(pred, a, jnp.ones(2))
+
+
+@pytest.mark.spec("LAX-5")
+def test_clamp(jax, jnp):
+    lax = jax.lax
+    assert lax.clamp(0.0, jnp.array([-1.0, 0.5, 2.0]), 1.0).tolist() == [0.0, 0.5, 1.0]
+    assert lax.clamp(jnp.array([0, 1]), jnp.array([5, -5]), jnp.array([3, 3])).tolist() == [3, 1]
+
+
+@pytest.mark.spec("LAX-6")
+def test_convert_element_type_saturates_and_bitcast(jax, jnp):
+    lax = jax.lax
+    assert lax.convert_element_type(jnp.array([300.0, -1.0, np.nan]), jnp.uint8).tolist() == [255, 0, 0]
+    assert lax.bitcast_convert_type(jnp.float32(1.0), jnp.int32).tolist() == 1065353216
+    assert lax.bitcast_convert_type(jnp.ones(2, jnp.int32), jnp.uint8).shape == (2, 4)
+    assert lax.bitcast_convert_type(jnp.ones((2, 4), jnp.uint8), jnp.int32).shape == (2,)
+
+
+@pytest.mark.spec("LAX-7")
+def test_structural_ops(jax, jnp):
+    lax = jax.lax
+    x = jnp.arange(6.0).reshape(2, 3) if hasattr(jnp, "reshape") else \
+        lax.reshape(jnp.arange(6.0), (2, 3))
+    assert lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)).shape == (4, 2, 3)
+    assert lax.reshape(x, (3, 2)).tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert lax.reshape(x, (3, 2), dimensions=(1, 0)).tolist() == [[0, 3], [1, 4], [2, 5]]
+    assert lax.transpose(x, (1, 0)).shape == (3, 2)
+    assert lax.expand_dims(x, (0, 3)).shape == (1, 2, 3, 1)
+    assert lax.squeeze(jnp.ones((1, 2, 1)), (0, 2)).shape == (2,)
+    assert lax.rev(x, (1,)).tolist() == [[2, 1, 0], [5, 4, 3]]
+    assert lax.concatenate([x, x], 1).shape == (2, 6)
+    assert lax.slice(x, (0, 1), (2, 3), (1, 2)).tolist() == [[1], [4]]
+    assert lax.pad(jnp.array([1.0, 2.0]), 0.0, [(1, 2, 1)]).tolist() == [0, 1, 0, 2, 0, 0]
+    assert lax.pad(jnp.array([1.0, 2.0, 3.0]), 0.0, [(-1, 0, 0)]).tolist() == [2, 3]
+    assert lax.broadcasted_iota(jnp.int32, (2, 3), 1).tolist() == [[0, 1, 2], [0, 1, 2]]
+    # JAX reports a size mismatch only when lowering (ValueError); refjax
+    # reports it while tracing (TypeError). Either way the call fails.
+    with pytest.raises((TypeError, ValueError)):
+        lax.reshape(x, (4, 2))
+    with pytest.raises(ValueError, match="cannot select an axis to squeeze out"):
+        lax.squeeze(x, (0,))
+
+
+@pytest.mark.spec("LAX-8")
+def test_reductions_and_cumulative(jax, jnp):
+    lax = jax.lax
+    x = lax.reshape(jnp.arange(6.0), (2, 3))
+    assert lax.reduce_sum(x, (0,)).tolist() == [3, 5, 7]
+    assert lax.reduce_max(x, (0, 1)).tolist() == 5
+    assert lax.reduce_min(x, (1,)).tolist() == [0, 3]
+    assert lax.reduce_prod(x + 1, (1,)).tolist() == [6, 120]
+    assert lax.reduce_and(x > 0, (1,)).tolist() == [False, True]
+    assert lax.reduce_or(x > 4, (1,)).tolist() == [False, True]
+    assert lax.argmax(x, 1, jnp.int32).tolist() == [2, 2]
+    assert lax.argmin(jnp.array([3.0, np.nan, 1.0]), 0, jnp.int32).tolist() == 1
+    assert lax.cumsum(x, 1).tolist() == [[0, 1, 3], [3, 7, 12]]
+    assert lax.cumsum(x, 1, reverse=True).tolist() == [[3, 3, 2], [12, 9, 5]]
+    assert lax.cummax(jnp.array([1, 3, 2]), 0).tolist() == [1, 3, 3]
+    assert lax.cumprod(jnp.array([1, 2, 3]), 0).tolist() == [1, 2, 6]
+    assert lax.reduce_max(jnp.zeros((0,), jnp.int32), (0,)).tolist() == -2147483648
+
+
+@pytest.mark.spec("LAX-9")
+def test_dot_general(jax, jnp):
+    lax = jax.lax
+    a = lax.reshape(jnp.arange(6.0), (2, 3))
+    b = lax.reshape(jnp.arange(12.0), (3, 4))
+    np.testing.assert_allclose(
+        np.asarray(lax.dot_general(a, b, (((1,), (0,)), ((), ())))),
+        np.arange(6.0).reshape(2, 3) @ np.arange(12.0).reshape(3, 4))
+    batched = lax.dot_general(jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4)),
+                              (((2,), (1,)), ((0,), (0,))))
+    assert batched.shape == (5, 2, 4)
+    out = lax.dot_general(jnp.ones((2, 3), jnp.int8), jnp.ones((3,), jnp.int8),
+                          (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32)
+    assert out.dtype == jnp.int32 and out.tolist() == [3, 3]
+    with pytest.raises(TypeError, match="dot_general requires contracting dimensions "
+                                        "to have the same shape"):
+        lax.dot_general(a, a, (((1,), (1,)), ((), ()))) if False else \
+            lax.dot_general(a, b, (((1,), (1,)), ((), ())))
+    assert lax.dot(jnp.ones(3), jnp.ones(3)).tolist() == 3.0
+
+
+@pytest.mark.spec("LAX-9")
+def test_sort_orders_nan_last_and_is_stable(jax, jnp):
+    lax = jax.lax
+    x = jnp.array([3.0, np.nan, -1.0, -np.inf, 2.0])
+    assert str(lax.sort(x)) == "[-inf  -1.   2.   3.  nan]"
+    keys = jnp.array([1, 0, 1, 0], jnp.int32)
+    vals = jnp.array([10, 20, 30, 40], jnp.int32)
+    k, v = lax.sort((keys, vals), num_keys=1)
+    assert k.tolist() == [0, 0, 1, 1] and v.tolist() == [20, 40, 10, 30]
+    k, v = lax.sort_key_val(jnp.array([2.0, 1.0]), jnp.array([0, 1], jnp.int32))
+    assert v.tolist() == [1, 0]
+    assert lax.sort(lax.reshape(jnp.array([3, 1, 2, 0]), (2, 2)), 0).tolist() == [[2, 0], [3, 1]]

@@ -1,0 +1,363 @@
+"""The ``conv_general_dilated`` primitive and its wrappers (SPEC NP-56, NP-57).
+
+A convolution slides a kernel (``rhs``) over an input (``lhs``).  Both, and
+the output, name which of their axes is the batch (N), feature (C for the
+input, O/I for the kernel) and spatial dimensions through
+``ConvDimensionNumbers``; the primitive works in the canonical layout
+``(N, C, spatial...)`` / ``(O, I, spatial...)`` and permutes in and out.
+
+The implementation dilates and pads the input, then, for every kernel
+offset, contracts a strided window of the input with that kernel slice:
+plain slicing and ``einsum`` on backend buffers.
+"""
+import builtins
+import itertools
+import operator
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from refjax._src import backend as _backend
+from refjax._src import core
+from refjax._src import dtypes
+from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax
+
+
+def _xp():
+    return _backend.get().xp
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where the batch, feature and spatial axes of each operand are.
+
+    ``lhs_spec`` and ``out_spec``: (batch, feature, spatial...) axis numbers;
+    ``rhs_spec``: (out feature, in feature, spatial...).
+    """
+    lhs_spec: Sequence[int]
+    rhs_spec: Sequence[int]
+    out_spec: Sequence[int]
+
+
+# ---------------------------------------------------------------------------
+# Dimension numbers and padding
+# ---------------------------------------------------------------------------
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
+    """``dimension_numbers`` (None, three layout strings, or
+    ``ConvDimensionNumbers``) as ``ConvDimensionNumbers`` (SPEC NP-56)."""
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(lhs_shape) != len(rhs_shape):
+        raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
+                        f"{len(lhs_shape)} and {len(rhs_shape)}.")
+    if dimension_numbers is None:
+        iota = tuple(range(len(lhs_shape)))
+        return ConvDimensionNumbers(iota, iota, iota)
+    if not isinstance(dimension_numbers, (list, tuple)):
+        raise TypeError("convolution dimension_numbers must be tuple/list or None, "
+                        f"got {type(dimension_numbers)}.")
+    if len(dimension_numbers) != 3:
+        raise TypeError("convolution dimension_numbers list/tuple must be length 3, "
+                        f"got {len(dimension_numbers)}.")
+    if not all(isinstance(s, str) for s in dimension_numbers):
+        raise TypeError("convolution dimension_numbers elements must be strings, got "
+                        f"{tuple(map(type, dimension_numbers))}.")
+    for i, spec in enumerate(dimension_numbers):
+        if len(spec) != len(lhs_shape):
+            raise TypeError(
+                f"convolution dimension_numbers[{i}] must have len equal to the "
+                f"ndim of lhs and rhs, got {len(spec)} for lhs and rhs shapes "
+                f"{lhs_shape} and {rhs_shape}.")
+    return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
+
+
+def conv_general_permutations(dimension_numbers):
+    """Axis permutations of three layout strings such as ('NCHW', 'OIHW', 'NCHW').
+
+    Spatial axes are ordered as they appear in the kernel's layout.
+    """
+    lhs, rhs, out = dimension_numbers
+    pairs = (("N", "C"), ("O", "I"), ("N", "C"))
+    for i, (a, b) in enumerate(pairs):
+        spec = dimension_numbers[i]
+        if not spec.count(a) == spec.count(b) == 1:
+            raise TypeError(f"convolution dimension_numbers[{i}] must contain the "
+                            f"characters '{a}' and '{b}' exactly once, got {spec}.")
+        if len(spec) != len(set(spec)):
+            raise TypeError(f"convolution dimension_numbers[{i}] cannot have "
+                            f"duplicate characters, got {spec}.")
+    spatial = [set(s) - set(p) for s, p in zip(dimension_numbers, pairs)]
+    if not spatial[0] == spatial[1] == spatial[2]:
+        raise TypeError("convolution dimension_numbers elements must each have the "
+                        f"same set of spatial characters, got {dimension_numbers}.")
+
+    def perm(spec, pair):
+        rest = [i for i, c in enumerate(spec) if c not in pair]
+        if spec is not rhs:
+            rest.sort(key=lambda i: rhs.index(spec[i]))
+        return (spec.index(pair[0]), spec.index(pair[1])) + tuple(rest)
+
+    return tuple(perm(s, p) for s, p in zip(dimension_numbers, pairs))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+    """(low, high) pads for 'VALID', 'SAME' (extra at the end) or
+    'SAME_LOWER' (extra at the start)."""
+    name = padding.upper() if isinstance(padding, str) else padding
+    if name not in ("VALID", "SAME", "SAME_LOWER"):
+        raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
+                           f"'SAME_LOWER', got {padding}.")
+    if name == "VALID":
+        return [(0, 0)] * len(in_shape)
+    pads = []
+    for n, k, s in zip(in_shape, window_shape, window_strides):
+        out = -(-int(n) // int(s))
+        total = builtins.max((out - 1) * int(s) + int(k) - int(n), 0)
+        small, big = total // 2, total - total // 2
+        pads.append((small, big) if name == "SAME" else (big, small))
+    return pads
+
+
+def _dilate(size, dilation):
+    return builtins.max(0, 1 + dilation * (size - 1))
+
+
+# ---------------------------------------------------------------------------
+# The primitive
+# ---------------------------------------------------------------------------
+
+conv_general_dilated_p = Primitive("conv_general_dilated")
+
+
+def _check_groups(lhs, rhs, dn, feature_group_count, batch_group_count):
+    """JAX's checks of the group counts against the feature/batch sizes."""
+    if not feature_group_count > 0:
+        raise ValueError("conv_general_dilated feature_group_count must be a positive "
+                         f"integer, got {feature_group_count}.")
+    in_features = lhs.shape[dn.lhs_spec[1]]
+    quot, rem = divmod(in_features, feature_group_count)
+    if rem:
+        raise ValueError("conv_general_dilated feature_group_count must divide lhs "
+                         f"feature dimension size, but {feature_group_count} does not "
+                         f"divide {in_features}.")
+    kernel_in = rhs.shape[dn.rhs_spec[1]]
+    if quot != kernel_in:
+        raise ValueError("conv_general_dilated lhs feature dimension size divided by "
+                         "feature_group_count must equal the rhs input feature "
+                         f"dimension size, but {in_features} // {feature_group_count} "
+                         f"!= {kernel_in}.")
+    out_features = rhs.shape[dn.rhs_spec[0]]
+    _check_multiple(out_features, feature_group_count, "feature_group_count")
+    if not batch_group_count > 0:
+        raise ValueError("conv_general_dilated batch_group_count must be a positive "
+                         f"integer, got {batch_group_count}.")
+    batch = lhs.shape[dn.lhs_spec[0]]
+    if batch_group_count > 1 and batch % batch_group_count:
+        raise ValueError("conv_general_dilated batch_group_count must divide lhs "
+                         f"batch dimension size, but {batch} does not divide "
+                         f"{batch_group_count}.")
+    _check_multiple(out_features, batch_group_count, "batch_group_count")
+    if batch_group_count > 1 and feature_group_count > 1:
+        raise ValueError("At most one of batch_group_count and feature_group_count may "
+                         f"be > 1, got batch_group_count={batch_group_count} and "
+                         f"feature_group_count={feature_group_count}")
+
+
+def _check_multiple(out_features, count, name):
+    if out_features % count:
+        raise ValueError("conv_general_dilated rhs output feature dimension size "
+                         f"must be a multiple of {name}, but {out_features} is not "
+                         f"a multiple of {count}.")
+
+
+@conv_general_dilated_p.def_abstract_eval
+def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type,
+                        out_sharding):
+    dn = dimension_numbers
+    if lhs.ndim != rhs.ndim:
+        raise ValueError("conv_general_dilated lhs and rhs must have the same number "
+                         f"of dimensions, but got {lhs.shape} and {rhs.shape}.")
+    _check_groups(lhs, rhs, dn, feature_group_count, batch_group_count)
+    if len(dn.rhs_spec) - 2 != len(window_strides):
+        raise ValueError("conv_general_dilated window and window_strides must have the "
+                         f"same number of dimensions, but got {len(dn.rhs_spec) - 2} "
+                         f"and {len(window_strides)}")
+    if len(padding) != lhs.ndim - 2:
+        raise TypeError("Wrong number of explicit pads for convolution: expected "
+                        f"{lhs.ndim - 2}, got {len(padding)}.")
+    for d in tuple(lhs_dilation) + tuple(rhs_dilation):
+        if d <= 0:
+            raise TypeError(f"All dilations must be positive, got {lhs_dilation}.")
+    out_dtype = _conv_dtype(lhs, rhs, preferred_element_type)
+    shape = _conv_out_shape(lhs.shape, rhs.shape, dn, window_strides, padding,
+                            lhs_dilation, rhs_dilation, batch_group_count)
+    return ShapedArray(shape, out_dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _conv_dtype(lhs, rhs, preferred):
+    if lhs.dtype != rhs.dtype:
+        raise TypeError("lax.conv_general_dilated requires arguments to have the same "
+                        f"dtypes, got {lhs.dtype.name}, {rhs.dtype.name}.")
+    if preferred is None or preferred == lhs.dtype:
+        return lhs.dtype
+    if lhs.dtype.kind in "iub" and preferred.itemsize < lhs.dtype.itemsize:
+        raise TypeError("`preferred_element_type` must not be narrower than the "
+                        "original type.")
+    return preferred
+
+
+def _conv_out_shape(lhs_shape, rhs_shape, dn, strides, padding, lhs_dilation,
+                    rhs_dilation, batch_group_count):
+    """The output shape, from the canonical (N, C, spatial) view of each operand."""
+    lhs_c = [lhs_shape[i] for i in dn.lhs_spec]
+    rhs_c = [rhs_shape[i] for i in dn.rhs_spec]
+    spatial = []
+    for n, k, s, (lo, hi), ld, rd in zip(lhs_c[2:], rhs_c[2:], strides, padding,
+                                         lhs_dilation, rhs_dilation):
+        padded = _dilate(n, ld) + lo + hi
+        if padded < 0:
+            raise ValueError("Negative padding is larger than the size of the "
+                             f"corresponding dimension: got padding={padding} for "
+                             f"lhs_shape[2:]={tuple(lhs_c[2:])}")
+        spatial.append(builtins.max(0, (padded - _dilate(k, rd)) // s + 1))
+    canonical = [lhs_c[0] // batch_group_count, rhs_c[0]] + spatial
+    out = [0] * len(canonical)
+    for j, axis in enumerate(dn.out_spec):
+        out[axis] = canonical[j]
+    return tuple(out)
+
+
+def _dilate_and_pad(xp, x, lhs_dilation, padding):
+    """Insert ``dilation - 1`` zeros between input elements, then pad the
+    spatial axes (negative padding crops)."""
+    spatial = x.shape[2:]
+    grown = [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi in padding]
+    shape = list(x.shape[:2]) + [_dilate(n, d) + lo + hi for n, d, (lo, hi)
+                                 in zip(spatial, lhs_dilation, grown)]
+    out = xp.zeros(shape, dtype=x.dtype)
+    place = tuple(builtins.slice(lo, lo + _dilate(n, d), d)
+                  for n, d, (lo, _) in zip(spatial, lhs_dilation, grown))
+    out[(builtins.slice(None),) * 2 + place] = x
+    crop = tuple(builtins.slice(-lo if lo < 0 else 0, size + hi if hi < 0 else size)
+                 for size, (lo, hi) in zip(shape[2:], padding))
+    return out[(builtins.slice(None),) * 2 + crop]
+
+
+@conv_general_dilated_p.def_impl
+def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count,
+               precision, preferred_element_type, out_sharding):
+    xp = _xp()
+    dn = dimension_numbers
+    out_dtype = preferred_element_type or lhs.dtype
+    compute = lax._dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+    x = _dilate_and_pad(xp, xp.transpose(lhs, dn.lhs_spec).astype(compute),
+                        lhs_dilation, padding)
+    w = xp.transpose(rhs, dn.rhs_spec).astype(compute)
+    out_spatial = [builtins.max(0, (n - _dilate(k, d)) // s + 1) for n, k, d, s
+                   in zip(x.shape[2:], w.shape[2:], rhs_dilation, window_strides)]
+    out = _accumulate(xp, x, w, out_spatial, window_strides, rhs_dilation,
+                      feature_group_count, batch_group_count)
+    with np.errstate(all="ignore"):
+        result = xp.transpose(out, np.argsort(dn.out_spec))
+        return result.astype(out_dtype)
+
+
+def _accumulate(xp, x, w, out_spatial, strides, rhs_dilation, groups, batch_groups):
+    """Sum over kernel offsets of (strided input window) x (kernel slice)."""
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    total = xp.zeros((n // batch_groups, o) + tuple(out_spatial), dtype=x.dtype)
+    for offset in itertools.product(*[range(k) for k in w.shape[2:]]):
+        window = tuple(builtins.slice(k * d, k * d + (m - 1) * s + 1, s) if m else
+                       builtins.slice(0, 0)
+                       for k, d, m, s in zip(offset, rhs_dilation, out_spatial, strides))
+        patch = x[(builtins.slice(None),) * 2 + window]       # (N, C, out...)
+        kernel = w[(builtins.slice(None),) * 2 + offset]      # (O, I)
+        with np.errstate(all="ignore"):
+            total = total + _contract_groups(xp, patch, kernel, groups, batch_groups)
+    return total
+
+
+def _contract_groups(xp, patch, kernel, groups, batch_groups):
+    """(N, C, out...) x (O, I) -> (N', O, out...) honouring feature groups
+    (input features split among output features) and batch groups (the
+    batch split among output features)."""
+    n, c = patch.shape[:2]
+    o, i = kernel.shape
+    rest = patch.shape[2:]
+    if batch_groups > 1:
+        p = patch.reshape((batch_groups, n // batch_groups, c) + rest)
+        k = kernel.reshape(batch_groups, o // batch_groups, i)
+        out = xp.einsum("gnc...,goc->ngo...", p, k)
+        return out.reshape((n // batch_groups, o) + rest)
+    p = patch.reshape((n, groups, c // groups) + rest)
+    k = kernel.reshape(groups, o // groups, i)
+    out = xp.einsum("ngc...,goc->ngo...", p, k)
+    return out.reshape((n, o) + rest)
+
+
+# ---------------------------------------------------------------------------
+# Public functions
+# ---------------------------------------------------------------------------
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None,
+                         feature_group_count=1, batch_group_count=1, precision=None,
+                         preferred_element_type=None, out_sharding=None):
+    """General n-d convolution with strides, padding and dilations (SPEC NP-56).
+
+    ``padding`` is 'SAME', 'SAME_LOWER', 'VALID' (computed from the dilated
+    kernel) or a sequence of (low, high) pairs.
+    """
+    lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
+    dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
+    nspatial = lhs_aval.ndim - 2
+    if lhs_dilation is None:
+        lhs_dilation = (1,) * nspatial
+    elif isinstance(padding, str) and any(d != 1 for d in lhs_dilation):
+        raise ValueError("String padding is not implemented for transposed convolution "
+                         "using this op. Please either exactly specify the required "
+                         "padding or use conv_transpose.")
+    if rhs_dilation is None:
+        rhs_dilation = (1,) * (rhs_aval.ndim - 2)
+    if isinstance(padding, str):
+        kernel = [_dilate(rhs_aval.shape[i], d) for i, d in zip(dn.rhs_spec[2:], rhs_dilation)]
+        spatial = [lhs_aval.shape[i] for i in dn.lhs_spec[2:]]
+        padding = padtype_to_pads(spatial, kernel, window_strides, padding)
+    else:
+        try:
+            padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        except (ValueError, TypeError) as e:
+            raise ValueError("padding argument to conv_general_dilated should be a "
+                             "string or a sequence of (low, high) pairs, got "
+                             f"{padding}") from e
+    pet = (None if preferred_element_type is None else dtypes.canonicalize_dtype(
+        dtypes.check_user_dtype(preferred_element_type, "conv_general_dilated")))
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=tuple(window_strides),
+        padding=tuple(tuple(p) for p in padding),
+        lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(rhs_dilation),
+        dimension_numbers=dn, feature_group_count=operator.index(feature_group_count),
+        batch_group_count=operator.index(batch_group_count),
+        precision=lax._canon_precision(precision), preferred_element_type=pet,
+        out_sharding=None)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None,
+         preferred_element_type=None):
+    """``conv_general_dilated`` in the default NC... / OI... layout."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation,
+                              rhs_dilation, precision=None, preferred_element_type=None):
+    """``conv_general_dilated`` with dilations, in the default layout."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding,
+                                lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)
