@@ -466,3 +466,28 @@ def test_new_primitive(jax):
 def _extend_core(jax):
     import importlib
     return importlib.import_module(jax.__name__ + ".extend.core")
+
+
+@pytest.mark.spec("JXP-3")
+def test_nested_jit_records_one_equation(jax, jnp):
+    for name in ("nested_jit", "nested_jit_constvar", "nested_jit_closure"):
+        _, fun, args, kwargs = _case(jax, jnp, name)
+        closed = jax.make_jaxpr(fun, **kwargs)(*args)
+        assert [e.primitive.name for e in closed.eqns].count("jit") == 1
+        inner = next(e for e in closed.eqns if e.primitive.name == "jit")
+        assert inner.params["name"] in ("double", "inner_const", "g")
+    # The closed-over tracer becomes the leading argument of the inner call.
+    _, fun, args, _ = _case(jax, jnp, "nested_jit_closure")
+    closed = jax.make_jaxpr(fun)(*args)
+    add, call = closed.eqns
+    assert call.invars == [closed.jaxpr.invars[0], add.outvars[0]]
+
+
+@pytest.mark.spec("JXP-3")
+def test_inline_jit_records_inner_equations(jax, jnp):
+    f = lambda x: jax.jit(lambda y: y * 2.0, inline=True)(x) + 1
+    assert str(jax.make_jaxpr(f)(1.0)) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = mul a 2.0:f32[]\n"
+        "    c:f32[] = add b 1.0:f32[]\n"
+        "  in (c,) }")

@@ -30,6 +30,7 @@ def draw_axis(data, ndim, none=True, tuples=True):
 
 
 def axes_of(axis, ndim):
+    """The reduced axes, as non-negative ints."""
     if axis is None:
         return tuple(range(ndim))
     return tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
@@ -75,6 +76,8 @@ def draw_sum_dtype(data, x_dtype, x64):
 @HYP
 @given(data=st.data())
 def test_reduction(jnp, request, x64_on, name, data):
+    """sum/prod: sum_dtype (or dtype=); max/min: the input's dtype, NaN
+    propagates; all/any: bool.  Options as in NumPy."""
     x64 = set_mode(request, x64_on)
     x_dtype = data.draw(st.sampled_from(dtype_pool(x64)))
     lo, hi = (-2, 2) if name == "prod" else (-100, 100)
@@ -238,6 +241,7 @@ def test_arg_reduction(jnp, request, x64_on, name, data):
 @HYP
 @given(data=st.data())
 def test_count_nonzero(jnp, request, x64_on, data):
+    """Non-zero (NaN included) elements, counted as the default int."""
     x64 = set_mode(request, x64_on)
     x = draw_arg(data, jnp, data.draw(st.sampled_from(dtype_pool(x64))),
                  draw_shape(data), -2, 2, specials=True)

@@ -777,3 +777,13 @@ def test_take_along_axis(jnp):
     with pytest.raises(ValueError, match="indices and arr must have the same number of "
                        "dimensions; 1 vs. 2"):
         jnp.take_along_axis(F23, np.array([1]), axis=1)
+
+
+@pytest.mark.spec("NP-53")
+def test_compress(jax, jnp):
+    x = jnp.arange(6).reshape(2, 3)
+    assert x.compress(jnp.array([True, False]), axis=0).tolist() == [[0, 1, 2]]
+    assert jnp.compress(jnp.array([1, 0, 1]), x, axis=1).tolist() == [[0, 2], [3, 5]]
+    assert jnp.compress(jnp.array([True, False, True]), jnp.arange(3.0)).tolist() == [0.0, 2.0]
+    got = jnp.compress(jnp.array([False, True, False]), jnp.arange(3), size=2)
+    assert got.tolist() == [1, 0]

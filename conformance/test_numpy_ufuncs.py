@@ -883,3 +883,45 @@ def test_boolean_arithmetic(jnp):
         -a
     assert kind(jnp.sum(a)) == "int32" and int(jnp.sum(a)) == 2
     assert kind(jnp.exp(a)) == "float32"
+
+
+# ---------------------------------------------------------------------------
+# NP-3: ufunc objects
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("NP-3")
+def test_ufunc_objects(jax, jnp):
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    assert repr(jnp.add) == "<jnp.ufunc 'add'>"
+    assert isinstance(jnp.multiply, jnp.ufunc)
+    assert (jnp.add.nin, jnp.add.nout, jnp.add.identity) == (2, 1, 0)
+    assert (jnp.negative.nin, jnp.subtract.identity, jnp.logical_and.identity) == (1, None, True)
+    assert jnp.add.reduce(x).tolist() == [5, 7, 9]            # axis 0 by default
+    assert int(jnp.add.reduce(x, axis=None)) == 21
+    assert jnp.multiply.reduce(x, axis=1).tolist() == [6, 120]
+    assert jnp.subtract.reduce(x, axis=1).tolist() == [-4, -7]
+    assert jnp.maximum.reduce(x, axis=1).tolist() == [3, 6]
+    assert jnp.bitwise_or.reduce(x, axis=1).tolist() == [3, 7]
+    assert jnp.add.accumulate(x, axis=1).tolist() == np.add.accumulate(x, axis=1).tolist()
+    assert jnp.subtract.accumulate(x[0]).tolist() == [1, -1, -4]
+    assert jnp.multiply.outer(np.arange(3), np.arange(1, 3)).tolist() == [[0, 0], [1, 2], [2, 4]]
+    close(jnp.logaddexp.reduce(np.array([1.0, 2.0, 3.0], np.float32)),
+          np.logaddexp.reduce([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation subtract "
+                                         "which has no identity"):
+        jnp.subtract.reduce(np.zeros((0,), np.float32))
+    with pytest.raises(ValueError, match="reduce only supported for binary ufuncs"):
+        jnp.negative.reduce(x)
+    with pytest.raises(NotImplementedError, match="out argument of <jnp.ufunc 'add'>"):
+        jnp.add(x, x, out=x)
+    f = jnp.frompyfunc(lambda a, b: a * b + 1, nin=2, nout=1)
+    assert int(f.reduce(np.arange(4))) == 10
+    assert jaxpr(jax, jnp.add.reduce, x) == (
+        "{ lambda ; a:i32[2,3]. let\n"
+        "    b:i32[3] = jit[\n"
+        "      name=reduce\n"
+        "      jaxpr={ lambda ; a:i32[2,3]. let\n"
+        "          b:i32[3] = reduce_sum[axes=(0,) out_sharding=None] a\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }")

@@ -1539,3 +1539,50 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
 def sort_key_val(keys, values, dimension=-1, is_stable=True):
     """Sort ``keys`` and permute ``values`` the same way."""
     return sort((keys, values), dimension, is_stable, 1)
+
+
+# ---------------------------------------------------------------------------
+# Filled arrays
+# ---------------------------------------------------------------------------
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of ``shape`` filled with ``fill_value`` (a broadcast scalar)."""
+    shape = _static_shape(shape)
+    if core.get_aval(fill_value).shape:
+        raise TypeError(f"full must be called with scalar fill_value, got "
+                        f"fill_value.shape {core.get_aval(fill_value).shape}.")
+    weak = dtype is None and core.get_aval(fill_value).weak_type
+    fill = _convert_element_type(fill_value, dtype, weak)
+    return broadcast(fill, shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """Like ``full``, taking the shape and dtype of ``x`` by default."""
+    aval = core.get_aval(x)
+    dt = aval.dtype if dtype is None else dtype
+    out = full(aval.shape if shape is None else shape, fill_value, dt)
+    return out
+
+
+def reciprocal(x):
+    """``1 / x`` as ``integer_pow(x, -1)``."""
+    return integer_pow(x, -1)
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+    """Merge axes ``start_dimension:stop_dimension`` into one."""
+    shape = core.get_aval(operand).shape
+    stop = len(shape) if stop_dimension is None else stop_dimension
+    start = start_dimension % builtins.max(len(shape), 1)
+    size = math.prod(shape[start:stop])
+    return reshape(operand, shape[:start] + (size,) + shape[stop:])
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over equal leading batch axes."""
+    ln, rn = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
+    if ln < 2 or ln != rn:
+        raise ValueError("Arguments to batch_matmul must be at least 2D and have "
+                         f"the same rank, got {ln} and {rn}.")
+    batch = tuple(range(ln - 2))
+    return dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)), precision)

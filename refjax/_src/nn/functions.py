@@ -1,4 +1,4 @@
-"""Activation functions, softmax and friends of ``jax.nn`` (SPEC NN-1 .. NN-8).
+"""Activation functions, softmax and friends of ``jax.nn`` (SPEC NN-1 .. NN-7).
 
 Each function is the same composition of ``jax.numpy`` operations as JAX's,
 under ``jit`` where JAX jits it, so values, dtypes and weak types agree:

@@ -394,19 +394,21 @@ def install(jnp):
     global _jnp
     _jnp = jnp
     for dunder, (name, swap) in _BINARY.items():
-        if hasattr(jnp, name):  # BOOTSTRAP: every name must exist; drop this guard
-            symbol = "==" if dunder in ("__eq__", "__ne__") else None
-            setattr(Array, dunder, _binary_op(getattr(jnp, name), swap, symbol))
+        symbol = "==" if dunder in ("__eq__", "__ne__") else None
+        setattr(Array, dunder, _binary_op(getattr(jnp, name), swap, symbol))
     for dunder, name in _UNARY.items():
         setattr(Array, dunder, _unary_op(getattr(jnp, name)))
     Array.__round__ = _round_operator
     Array.__contains__ = _contains
+    from refjax._src.numpy.indexing import getitem
+    Array.__getitem__ = getitem
     for name in _METHODS:
-        if hasattr(jnp, _NEEDS.get(name, name)):  # BOOTSTRAP
-            setattr(Array, name, _METHOD_IMPLS[name])
+        getattr(jnp, _NEEDS.get(name, name))  # fails loudly if jnp lacks it
+        setattr(Array, name, _METHOD_IMPLS[name])
     for name, (getter, needs) in _PROPERTIES.items():
-        if needs is None or hasattr(jnp, needs):  # BOOTSTRAP
-            setattr(Array, name, property(getter))
+        if needs is not None:
+            getattr(jnp, needs)
+        setattr(Array, name, property(getter))
     # Arrays are unhashable; defining __eq__ on the base class would
     # otherwise re-enable the default hash through the subclasses.
     ArrayImpl.__hash__ = None

@@ -48,7 +48,7 @@ __all__ = [
     # rearranging
     "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad",
     # selection
-    "where", "select", "choose", "nonzero", "argwhere", "flatnonzero", "take",
+    "where", "select", "choose", "nonzero", "argwhere", "flatnonzero", "take", "compress",
     "take_along_axis",
     # sorting and searching
     "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
@@ -1247,6 +1247,28 @@ def _take_along_axis(arr, indices, axis, mode, fill_value):
 
 
 # -- nonzero ------------------------------------------------------------------
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """Entries of ``a`` along ``axis`` where ``condition`` is true (SPEC NP-53).
+
+    ``condition`` must be concrete (its true count sets the output shape),
+    unless ``size`` fixes that shape; missing entries are ``fill_value``.
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    cond = nonzero(ravel(condition) if np.ndim(condition) != 1 else condition,
+                   size=size, fill_value=-1)[0]
+    if axis is None:
+        a, axis = ravel(a), 0
+    picked = take(a, cond, axis=axis, mode="clip")
+    if size is None:
+        return picked
+    shape = [1] * np.ndim(picked)
+    axis = axis % np.ndim(picked)
+    shape[axis] = size
+    keep = reshape(cond >= 0, shape)
+    return where(keep, picked, fill_value)
+
 
 def nonzero(a, *, size=None, fill_value=None):
     """Indices of the nonzero elements, one array per axis (SPEC NP-46).

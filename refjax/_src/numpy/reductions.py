@@ -95,6 +95,15 @@ def _reduction_dims(a, axis):
     return canon
 
 
+def _canonical_axis_tuple(a, axis):
+    """Canonical axes; duplicates are ``ValueError: repeated axis: ...``."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    canon = tuple(core.canonicalize_axis(x, _ndim(a)) for x in axes)
+    if len(set(canon)) != len(canon):
+        raise ValueError(f"repeated axis: {axis}")
+    return canon
+
+
 def _upcast_f16(dtype):
     """float16 and bfloat16 accumulate in float32 (SPEC NP-6)."""
     if np.dtype(dtype) in (np.dtype(np.float16), dtypes.bfloat16):
@@ -267,6 +276,81 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
                       where_=where)
 
 
+# The reductions behind ``jnp.maximum.reduce``, ``jnp.bitwise_and.reduce``,
+# ``jnp.logaddexp.reduce`` ... (SPEC NP-3).
+
+def _reduce_max(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                where=None):
+    return _reduction(a, "max", _MAX, -np.inf, has_identity=False,
+                      axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
+
+
+def _reduce_min(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                where=None):
+    return _reduction(a, "min", _MIN, np.inf, has_identity=False,
+                      axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
+
+
+def _bitwise_reduction(name, monoid, init_val, preproc):
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+               where=None):
+        a = util.asarray(a)
+        init = init_val
+        if name == "reduce_bitwise_and":
+            init = np.array(-1).astype(dtype or _dtype(a))
+        return _reduction(a, name, monoid, init, preproc=preproc,
+                          axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
+                          keepdims=keepdims, initial=initial, where_=where)
+    return _named(reduce, f"_{name}")
+
+
+def _logsumexp(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+               where=None):
+    """``log(sum(exp(a)))`` computed around the maximum (``logaddexp.reduce``)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.logaddexp.reduce is not "
+                                  "supported.")
+    if dtype is not None:
+        dtypes.check_user_dtype(dtype, "jnp.logaddexp.reduce")
+    a = util.ensure_arraylike("logsumexp", a)
+    where = check_where("logsumexp", where)
+    a, = util.promote_dtypes_inexact(a)
+    dims = _reduction_dims(a, axis)
+    amax = max(ufuncs.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.select(lax.is_finite(amax), amax, util._zeros(amax))
+    amax = _stop_gradient(amax)
+    amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, lax.convert_element_type(amax_with_dims, _dtype(a))))
+    sumexp = sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    result = lax.add(lax.log(sumexp), lax.convert_element_type(amax, _dtype(sumexp)))
+    return result if initial is None else ufuncs.logaddexp(initial, result)
+
+
+def _stop_gradient(x):
+    """``lax.stop_gradient`` once autodiff provides it (the shift by the
+    maximum must not be differentiated)."""
+    from refjax import lax as public_lax
+    stop = getattr(public_lax, "stop_gradient", None)
+    return x if stop is None else stop(x)
+
+
+def _logsumexp2(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                where=None):
+    """``log2(sum(2**a))`` (``logaddexp2.reduce``)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.logaddexp2.reduce is not "
+                                  "supported.")
+    a = util.ensure_arraylike("logsumexp2", a)
+    ln2 = float(np.log(2))
+    if initial is not None:
+        initial = ufuncs.multiply(initial, ln2)
+    return ufuncs.true_divide(_logsumexp(ufuncs.multiply(a, ln2), axis=axis, dtype=dtype,
+                                         keepdims=keepdims, where=where, initial=initial),
+                              ln2)
+
+
 # ---------------------------------------------------------------------------
 # mean, average, var, std, ptp, count_nonzero (SPEC NP-9, NP-10, NP-28)
 # ---------------------------------------------------------------------------
@@ -327,7 +411,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 
 def _average(a, axis=None, weights=None, returned=False, keepdims=False):
-    axis_tuple = _reduction_dims(a, axis) if axis is not None else None
+    axis_tuple = None if axis is None else _canonical_axis_tuple(a, axis)
     if weights is None:
         a = util.ensure_arraylike("average", a)
         a, = util.promote_dtypes_inexact(a)
@@ -487,6 +571,14 @@ def _count_nonzero(a, axis=None, keepdims=False):
 
 count_nonzero = jit(_named(_count_nonzero, "count_nonzero"),
                     static_argnames=("axis", "keepdims"))
+
+
+_reduce_bitwise_and = _bitwise_reduction("reduce_bitwise_and", _AND, -1, _require_integer)
+_reduce_bitwise_or = _bitwise_reduction("reduce_bitwise_or", _OR, 0, _require_integer)
+_reduce_bitwise_xor = _bitwise_reduction("reduce_bitwise_xor", _XOR, 0, _require_integer)
+_reduce_logical_and = _bitwise_reduction("reduce_logical_and", _AND, True, _cast_to_bool)
+_reduce_logical_or = _bitwise_reduction("reduce_logical_or", _OR, False, _cast_to_bool)
+_reduce_logical_xor = _bitwise_reduction("reduce_logical_xor", _XOR, False, _cast_to_bool)
 
 
 # ---------------------------------------------------------------------------
@@ -829,8 +921,13 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
 def _move_reduced_axes_last(a, axis):
     """(``a`` with the reduced axes merged into one last axis, keepdims shape)."""
     shape = _shape(a)
-    reduced = tuple(range(len(shape))) if axis is None else _reduction_dims(
-        a, axis if isinstance(axis, tuple) else (axis,))
+    if axis is None:
+        reduced = tuple(range(len(shape)))
+    else:
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        reduced = tuple(core.canonicalize_axis(x, len(shape)) for x in axes)
+        if len(set(reduced)) != len(reduced):
+            raise ValueError("repeated axis")
     kept = [i for i in range(len(shape)) if i not in reduced]
     moved = lax.transpose(a, tuple(kept) + tuple(reduced))
     merged = tuple(shape[i] for i in kept) + (math.prod(shape[i] for i in reduced),)

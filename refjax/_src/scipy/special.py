@@ -1,4 +1,4 @@
-"""``jax.scipy.special``: special functions (SPEC SPC-1 .. SPC-7).
+"""``jax.scipy.special``: special functions (SPEC SPC-1 .. SPC-6).
 
 Every function promotes its arguments like ``jax.numpy`` does (integers and
 booleans become the default float, float16/bfloat16 are kept; SPEC SPC-1)
