@@ -156,13 +156,7 @@ class ArrayImpl(Array):
         return int(self._host()[()])
 
     def __bool__(self):
-        if self.size == 0:
-            raise ValueError("The truth value of an empty array is ambiguous. "
-                             "Use `array.size > 0` to check that an array is "
-                             "not empty.")
-        if self.size > 1:
-            raise ValueError("The truth value of an array with more than one "
-                             "element is ambiguous. Use a.any() or a.all()")
+        check_truth_value_size(self.size)
         return bool(self._host().reshape(()))
 
     def __len__(self):
@@ -198,6 +192,17 @@ class ArrayImpl(Array):
 
     def __str__(self):
         return str(self._host())
+
+
+def check_truth_value_size(size):
+    """``bool(x)`` needs exactly one element, as in NumPy (SPEC ARR-4)."""
+    if size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. "
+                         "Use `array.size > 0` to check that an array is "
+                         "not empty.")
+    if size > 1:
+        raise ValueError("The truth value of an array with more than one "
+                         "element is ambiguous. Use a.any() or a.all()")
 
 
 def array_repr(host, dtype, weak_type):

@@ -29,7 +29,7 @@ from refjax._src import config as _config
 from refjax._src import dtypes
 from refjax._src import errors
 from refjax._src import pretty_printer as pp
-from refjax._src.array import Array, ArrayImpl
+from refjax._src.array import Array, ArrayImpl, check_truth_value_size
 
 
 # ---------------------------------------------------------------------------
@@ -410,13 +410,7 @@ class Tracer(Array):
         return "\n" + context if context else ""
 
     def __bool__(self):
-        if self.size == 0:
-            raise ValueError("The truth value of an empty array is ambiguous. "
-                             "Use `array.size > 0` to check that an array is "
-                             "not empty.")
-        if self.size > 1:
-            raise ValueError("The truth value of an array with more than one "
-                             "element is ambiguous. Use a.any() or a.all()")
+        check_truth_value_size(self.size)
         raise errors.TracerBoolConversionError(self)
 
     def _scalar_conversion_error(self, fun_name):

@@ -1794,9 +1794,9 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 
 def _multiply(a, b):
-    """``jnp.multiply`` (promotion, rank promotion, then ``mul``)."""
-    a, b = util.promote_args("multiply", a, b)
-    return lax.mul(a, b)
+    """``jnp.multiply``: booleans multiply as ``and`` (SPEC NP-29)."""
+    from refjax._src.numpy.ufuncs import multiply
+    return multiply(a, b)
 
 
 def outer(a, b, out=None):
@@ -1805,7 +1805,7 @@ def outer(a, b, out=None):
         raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     a, b = _ensure("outer", a, b)
     a, b = util.promote_dtypes(a, b)
-    return lax.mul(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
+    return _multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,

@@ -27,6 +27,12 @@ from refjax._src.numpy import ufuncs
 from refjax._src.numpy import util
 from refjax._src.numpy.util import _where, check_where
 
+
+def _reject_out(name, out):
+    """JAX arrays are immutable: ``out=`` is refused (SPEC NP-5)."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "average",
     "count_nonzero", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum",
@@ -385,8 +391,7 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
           upcast_f16_for_computation=True, where=None):
     a = util.ensure_arraylike("mean", a)
     where = check_where("mean", where)
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
+    _reject_out("mean", out)
     if dtype is None:
         result_dtype = util.to_inexact_dtype(_dtype(a))
     else:
@@ -491,8 +496,7 @@ def _var_impl(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=Fals
     where = check_where("var", where)
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "var")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
+    _reject_out("var", out)
     computation_dtype, dtype = _var_promote_types(_dtype(a), dtype)
     a = lax.convert_element_type(a, computation_dtype)
     if a_mean is None:
@@ -537,8 +541,7 @@ def _std_impl(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=Fals
         dtype = dtypes.check_user_dtype(dtype, "std")
         if not dtypes.issubdtype(dtype, np.inexact):
             raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
+    _reject_out("std", out)
     return lax.sqrt(var(a, axis=axis, dtype=dtype, correction=correction,
                         keepdims=keepdims, where=where, mean=mean))
 
@@ -553,8 +556,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 
 def _ptp_impl(a, axis=None, out=None, keepdims=False):
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.ptp is not supported.")
+    _reject_out("ptp", out)
     return lax.sub(amax(a, axis=axis, keepdims=keepdims),
                    amin(a, axis=axis, keepdims=keepdims))
 
@@ -629,8 +631,7 @@ _nanargmin = _nanarg("nanargmin", argmin, np.inf)
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """``argmax`` ignoring NaN; -1 where every element is NaN (SPEC NP-13)."""
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanargmax is not supported.")
+    _reject_out("nanargmax", out)
     a = util.ensure_arraylike("nanargmax", a)
     return _nanargmax(a, None if axis is None else operator.index(axis),
                       keepdims=bool(keepdims))
@@ -638,8 +639,7 @@ def nanargmax(a, axis=None, out=None, keepdims=None):
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """``argmin`` ignoring NaN; -1 where every element is NaN (SPEC NP-13)."""
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanargmin is not supported.")
+    _reject_out("nanargmin", out)
     a = util.ensure_arraylike("nanargmin", a)
     return _nanargmin(a, None if axis is None else operator.index(axis),
                       keepdims=bool(keepdims))
@@ -709,8 +709,7 @@ def _nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean of the non-NaN elements; NaN where there are none (SPEC NP-13)."""
     a = util.ensure_arraylike("nanmean", a)
     where = check_where("nanmean", where)
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanmean is not supported.")
+    _reject_out("nanmean", out)
     if _dtype(a) == dtypes.bool_ or dtypes.issubdtype(_dtype(a), np.integer):
         return mean(a, axis, dtype, out, keepdims, where=where)
     if dtype is None:
@@ -733,8 +732,7 @@ def _nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=No
     where = check_where("nanvar", where)
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "nanvar")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    _reject_out("nanvar", out)
     computation_dtype, dtype = _var_promote_types(_dtype(a), dtype)
     a = lax.convert_element_type(a, computation_dtype)
     if mean is None:
@@ -768,8 +766,7 @@ def _nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=No
     where = check_where("nanstd", where)
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "nanstd")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanstd is not supported.")
+    _reject_out("nanstd", out)
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
                            where=where, mean=mean))
 
