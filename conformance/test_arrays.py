@@ -281,3 +281,14 @@ def test_devices(jax, jnp):
     assert jax.device_count() == 1 and jax.local_device_count() == 1
     assert jax.process_index() == 0 and jax.process_count() == 1
     assert jax.default_backend() == "cpu"
+
+
+@pytest.mark.spec("ARR-8")
+def test_deleted_array_message_and_shape(jax, jnp):
+    x = jnp.ones((2, 3))
+    x.delete()
+    with pytest.raises(RuntimeError) as info:
+        x + 1
+    # JAX appends a note about filtered frames on later lines.
+    assert str(info.value).splitlines()[0] == "Array has been deleted with shape=float32[2,3]."
+    assert x.shape == (2, 3) and x.is_deleted()

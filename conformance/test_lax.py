@@ -202,3 +202,16 @@ def test_sort_orders_nan_last_and_is_stable(jax, jnp):
     k, v = lax.sort_key_val(jnp.array([2.0, 1.0]), jnp.array([0, 1], jnp.int32))
     assert v.tolist() == [1, 0]
     assert lax.sort(lax.reshape(jnp.array([3, 1, 2, 0]), (2, 2)), 0).tolist() == [[2, 0], [3, 1]]
+
+
+@pytest.mark.spec("LAX-7")
+def test_iota_rejects_negative_sizes(jax, jnp):
+    with pytest.raises(TypeError, match=r"iota shape must have every element be "
+                                        r"nonnegative, got \(1, -1\)."):
+        jax.lax.broadcasted_iota(jnp.int32, (1, -1), 0)
+
+
+@pytest.mark.spec("LAX-6")
+def test_complex_keeps_signed_zero(jax, jnp):
+    z = jax.lax.complex(jnp.float32(-0.0), jnp.float32(1.0))
+    assert np.signbit(np.real(np.asarray(z))) and z.dtype == jnp.complex64

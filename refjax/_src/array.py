@@ -53,9 +53,9 @@ class ArrayImpl(Array):
         """The backend buffer; raises RuntimeError once the array is deleted."""
         buf = self._buffer
         if buf is None:
+            dims = ",".join(map(str, self._deleted_shape))
             raise RuntimeError(
-                f"Array has been deleted with shape={self._dtype.name}"
-                f"{list(self._deleted_shape)}.")
+                f"Array has been deleted with shape={self._dtype.name}[{dims}].")
         return buf
 
     def _host(self):
@@ -72,11 +72,13 @@ class ArrayImpl(Array):
 
     @property
     def shape(self):
-        return tuple(self._value.shape)
+        # Still known after delete(), as in JAX.
+        buf = self._buffer
+        return tuple(buf.shape if buf is not None else self._deleted_shape)
 
     @property
     def ndim(self):
-        return self._value.ndim
+        return len(self.shape)
 
     @property
     def size(self):

@@ -270,8 +270,3 @@ def closure_convert(closed):
         return closed, []
     new = jaxpr.replace(constvars=keep_vars, invars=hoisted_vars + jaxpr.invars)
     return ClosedJaxpr(new, keep_vals), hoisted_vals
-
-
-def dropvar_unused(closed):
-    """A copy whose unused equation outputs are ``DropVar``s."""
-    return closed

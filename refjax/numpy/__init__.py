@@ -20,6 +20,10 @@ from numpy import (  # noqa: E402,F401
     integer, number, object_, signedinteger, unsignedinteger,
 )
 from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402,F401
+# NumPy's own helpers that JAX re-exports unchanged.
+from numpy import (  # noqa: E402,F401
+    get_printoptions, index_exp, iterable, printoptions, s_, set_printoptions,
+)
 
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type

@@ -450,8 +450,17 @@ le_p, le = _binary("le", _ordered, lambda x, y: x <= y, result_dtype=_to_bool)
 gt_p, gt = _binary("gt", _ordered, lambda x, y: x > y, result_dtype=_to_bool)
 ge_p, ge = _binary("ge", _ordered, lambda x, y: x >= y, result_dtype=_to_bool)
 
-complex_p = naryop("complex", (np.float32, np.float64),
-                   lambda x, y: x + 1j * y,
+def _complex_impl(x, y):
+    """Real and imaginary parts set separately: ``x + 1j*y`` would turn a
+    real part of -0.0 into +0.0."""
+    out = _xp().empty(np.broadcast_shapes(x.shape, y.shape),
+                      np.complex64 if x.dtype == np.float32 else np.complex128)
+    out.real = x
+    out.imag = y
+    return out
+
+
+complex_p = naryop("complex", (np.float32, np.float64), _complex_impl,
                    result_dtype=lambda dt: np.dtype(np.complex64 if dt == np.float32
                                                     else np.complex128))
 
@@ -1115,7 +1124,9 @@ def iota(dtype, size, out_sharding=None):
 def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
     """An iota along ``dimension`` of an array of ``shape``."""
     dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(dtype))
-    shape = _static_shape(shape)
+    shape = tuple(operator.index(d) for d in shape)
+    if builtins.any(d < 0 for d in shape):
+        raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
     return iota_p.bind(dtype=dtype, shape=shape,
                        dimension=core.canonicalize_axis(dimension, len(shape)),
                        sharding=None)
