@@ -34,6 +34,17 @@ _overrides = _Overrides()
 _UNSET = object()
 
 
+def any_enabled(*options):
+    """Whether any of the boolean ``options`` is on, with a single lookup of
+    this thread's overrides (the eager path asks this on every operation)."""
+    table = _overrides.values
+    for option in options:
+        value = table.get(option.name, _UNSET)
+        if option._global if value is _UNSET else value:
+            return True
+    return False
+
+
 class Option:
     """One configuration option: its default, validation and context manager.
 

@@ -239,9 +239,12 @@ def apply_primitive(primitive, args, params):
         results = [wrap_buffer(b, a) for b, a in zip(out, avals_out)]
     else:
         results = wrap_buffer(out, avals_out)
-    if _config.debug_nans.value or _config.debug_infs.value:
+    if _config.any_enabled(_debug_nans, _debug_infs):
         check_nans(primitive.name, results)
     return results
+
+
+_debug_nans, _debug_infs = _config.debug_nans, _config.debug_infs
 
 
 def _concrete_aval(arg, buffer):
