@@ -27,9 +27,15 @@ class Array:
             "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
     def __delitem__(self, index):
+        # JAX 0.10.2 raises AttributeError('__delitem__') here; refjax keeps
+        # TypeError, as for assignment, with the functional spelling
+        # (SPEC IDX-24).
         raise TypeError(
             "JAX arrays are immutable and do not support item deletion. "
-            "Build a new array instead, e.g. with jnp.delete(x, idx).")
+            "Instead of del x[idx], build a new array: select the entries to "
+            "keep (e.g. x = x[mask]) or use x = x.at[idx].set(y) to overwrite "
+            "entries: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
 class ArrayImpl(Array):

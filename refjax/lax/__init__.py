@@ -47,3 +47,11 @@ from refjax._src.lax.other import (  # noqa: F401,E402
 from refjax._src.lax.slicing import (  # noqa: F401,E402
     dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
 )
+from refjax._src.lax.slicing import (  # noqa: F401,E402
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
+    dynamic_update_index_in_dim, dynamic_update_slice,
+    dynamic_update_slice_in_dim, dynamic_update_slice_p, gather, gather_p,
+    index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
+    scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul,
+    scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p,
+)

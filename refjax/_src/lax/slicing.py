@@ -1,69 +1,1024 @@
-"""Dynamic slicing: ``dynamic_slice`` (SPEC IDX-2).
+"""Dynamic slices, gather and scatter (SPEC IDX-2, IDX-10 .. IDX-19).
 
-Start indices are traced scalars; the window size is static.  Starts are
-clamped so the window lies inside the operand (``[0, size - slice_size]``),
-so reading never fails, as in XLA.  (``dynamic_update_slice``, ``gather``
-and ``scatter`` arrive with the indexing issue.)
+Everything here reads or writes *windows* of an operand at start positions
+known only at run time, and none of it ever raises for an out-of-bounds
+position -- XLA cannot raise inside compiled code.  What happens instead is
+part of each operation's contract:
+
+* ``dynamic_slice`` / ``dynamic_update_slice``: every start is clamped into
+  ``[0, size - window]`` so the window fits (IDX-11).
+* ``gather``: ``GatherScatterMode.CLIP`` (and ``PROMISE_IN_BOUNDS``) clamp
+  the same way; ``FILL_OR_DROP`` returns ``fill_value`` for a window that
+  does not fit entirely (IDX-14).
+* ``scatter*``: ``CLIP`` clamps; ``FILL_OR_DROP`` and ``PROMISE_IN_BOUNDS``
+  drop an update window that does not fit entirely (IDX-16).
+
+Implementations work on backend buffers through ``_xp()`` and the backend's
+scatter kernels; inputs are never modified.
 """
+import enum
+import functools
 import operator
+import weakref
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import core
+from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray
+
+
+def _xp():
+    return _backend.get().xp
+
+
+def _lax():
+    from refjax._src.lax import lax
+    return lax
+
+
+def _dtype_of(x):
+    return core.get_aval(x).dtype
+
+
+def _canonicalize_sizes(sizes):
+    """A tuple of Python ints (``slice_sizes``); JAX's TypeError otherwise."""
+    try:
+        return tuple(operator.index(s) for s in sizes)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of "
+                        f"integer type, got {tuple(sizes)}.") from None
+
+
+# ---------------------------------------------------------------------------
+# Start indices of dynamic slices (SPEC IDX-11)
+# ---------------------------------------------------------------------------
+
+def _dynamic_slice_indices(operand, start_indices, allow_negative_indices):
+    """One scalar start per axis, negative ones wrapped by the axis size.
+
+    Static starts (Python or NumPy integers) are wrapped now and become
+    int32 (or their own dtype) constants; array starts are wrapped in the
+    program with ``select(i < 0, i + size, i)``.  Unsigned starts cannot be
+    negative and pass through.  ``allow_negative_indices`` (a bool or one
+    per axis) turns wrapping off, as JAX's indexing does after wrapping
+    itself.
+    """
+    aval = core.get_aval(operand)
+    if len(start_indices) != aval.ndim:
+        raise ValueError("Length of slice indices must match number of operand "
+                         f"dimensions ({len(start_indices)} vs {aval.shape})")
+    if not isinstance(start_indices, Sequence):
+        if core.get_aval(start_indices).ndim != 1:
+            raise ValueError("Slice indices must be a 1D sequence, got "
+                             f"{core.get_aval(start_indices).shape}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    return [_wrap_start(i, size, allow)
+            for i, size, allow in zip(start_indices, aval.shape,
+                                      allow_negative_indices)]
+
+
+def _wrap_start(i, size, allow_negative):
+    lax = _lax()
+    dtype = _dtype_of(i)
+    if dtypes.issubdtype(dtype, np.unsignedinteger):
+        return i
+    if isinstance(i, (int, np.integer)):
+        if i < 0 and not allow_negative:
+            raise ValueError(f"Index {i} is out of bounds for dimension {size} if "
+                             "allow_negative_indices=False")
+        return lax.convert_element_type(i + size if i < 0 else i, dtype)
+    if not allow_negative:
+        return i
+    size_arr = lax.convert_element_type(size, dtype)
+    return lax.select(i < 0, i + size_arr, i)
+
+
+def _const_like(example, value):
+    """``value`` as a constant of ``example``'s dtype (a Python int for a
+    Python int, so that it is converted like any static start)."""
+    if type(example) is int:
+        return int(value)
+    return np.array(value, dtype=_dtype_of(example))
+
+
+def _check_start_dtypes(name, starts, colon):
+    """All starts integers of one dtype, or JAX's TypeError."""
+    first = starts[0].dtype if starts else None
+    if any(s.dtype != first or not dtypes.issubdtype(s.dtype, np.integer)
+           for s in starts):
+        got = ", ".join(s.dtype.name for s in starts)
+        raise TypeError(f"index arguments to {name} must be integers of the same "
+                        f"type, got{':' if colon else ''} {got}")
+
+
+def _clamped_window(starts, shape, window):
+    """Python slices of ``window`` at ``starts`` clamped into ``shape``."""
+    out = []
+    for start, size, want in zip(starts, shape, window):
+        lo = min(max(int(start), 0), size - want)
+        out.append(slice(lo, lo + want))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# dynamic_slice (SPEC IDX-2, IDX-11)
+# ---------------------------------------------------------------------------
 
 dynamic_slice_p = Primitive("dynamic_slice")
 
 
 @dynamic_slice_p.def_abstract_eval
 def _dynamic_slice_abstract_eval(operand, *starts, slice_sizes):
-    if len(starts) != operand.ndim or len(slice_sizes) != operand.ndim:
-        raise TypeError("dynamic_slice: the number of start indices and slice sizes "
-                        f"must equal the operand rank {operand.ndim}, got "
-                        f"{len(starts)} start indices and slice_sizes {slice_sizes}.")
-    for s in starts:
-        if s.shape != () or s.dtype.kind not in "iu":
-            raise TypeError("dynamic_slice start_indices must be scalar integers, "
-                            f"got {s.str_short()}.")
-    for size, want in zip(operand.shape, slice_sizes):
-        if not 0 <= want <= size:
-            raise TypeError("slice slice_sizes must be less than or equal to operand "
-                            f"shape, got slice_sizes {slice_sizes} for operand shape "
-                            f"{operand.shape}.")
+    if len(slice_sizes) != operand.ndim:
+        raise ValueError(f"dynamic_slice: slice_sizes {slice_sizes} must have one "
+                         f"entry per operand dimension ({operand.ndim}).")
+    if len(starts) != operand.ndim:
+        raise ValueError("Length of slice indices must match number of operand "
+                         f"dimensions ({len(starts)} vs {operand.shape})")
+    if not all(want <= size for size, want in zip(operand.shape, slice_sizes)):
+        raise TypeError("slice slice_sizes must be less than or equal to operand "
+                        f"shape, got slice_sizes {slice_sizes} for operand shape "
+                        f"{operand.shape}.")
+    if not all(want >= 0 for want in slice_sizes):
+        raise TypeError("slice slice_sizes must be greater than or equal to zero, "
+                        f"got slice_sizes of {slice_sizes}.")
+    if any(s.ndim for s in starts):
+        raise TypeError("start_indices arguments to dynamic_slice must be scalars, "
+                        f" got indices {starts}")
+    _check_start_dtypes("dynamic_slice", starts, colon=True)
     return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
 
 
 @dynamic_slice_p.def_impl
 def _dynamic_slice_impl(operand, *starts, slice_sizes):
-    window = []
-    for start, size, want in zip(starts, operand.shape, slice_sizes):
-        lo = min(max(int(start), 0), size - want)
-        window.append(slice(lo, lo + want))
-    return _backend.get().xp.ascontiguousarray(operand[tuple(window)]) \
-        if operand.ndim else operand.copy()
+    if not operand.ndim:
+        return operand.copy()
+    window = _clamped_window(starts, operand.shape, slice_sizes)
+    return _xp().ascontiguousarray(operand[window])
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
-    """The ``slice_sizes`` window of ``operand`` at (clamped) ``start_indices``."""
-    sizes = tuple(operator.index(s) for s in slice_sizes)
-    return dynamic_slice_p.bind(operand, *start_indices, slice_sizes=sizes)
+def dynamic_slice(operand, start_indices, slice_sizes, *,
+                  allow_negative_indices=True):
+    """The ``slice_sizes`` window of ``operand`` at ``start_indices``.
+
+    Negative starts count from the end (unless ``allow_negative_indices``
+    is False for that axis); then each start is clamped so the window fits:
+    ``dynamic_slice(x, (8,), (4,))`` on 10 elements starts at 6 (IDX-11).
+    """
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    sizes = _canonicalize_sizes(slice_sizes)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
-    """``dynamic_slice`` along one axis, whole along the others."""
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
+    """``dynamic_slice`` along ``axis``, whole along the other axes."""
     aval = core.get_aval(operand)
-    axis = core.canonicalize_axis(axis, aval.ndim)
-    starts = [np.int32(0)] * aval.ndim
+    axis = int(axis)
+    starts = [_const_like(start_index, 0)] * aval.ndim
     sizes = list(aval.shape)
-    starts[axis], sizes[axis] = start_index, slice_size
-    return dynamic_slice(operand, starts, sizes)
+    allow = [False] * aval.ndim
+    starts[axis], sizes[axis] = start_index, operator.index(slice_size)
+    allow[axis] = allow_negative_indices
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
-    """Element ``index`` (traced) of axis ``axis``."""
-    from refjax._src.lax import lax
-    out = dynamic_slice_in_dim(operand, index, 1, axis)
-    if keepdims:
-        return out
-    return lax.squeeze(out, (core.canonicalize_axis(axis, core.get_aval(operand).ndim),))
+def _dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                          allow_negative_indices=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis,
+                               allow_negative_indices=allow_negative_indices)
+    return out if keepdims else _lax().squeeze(out, (axis,))
+
+
+_dynamic_index_in_dim.__name__ = "dynamic_index_in_dim"
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
+    """Element ``index`` (maybe traced) of ``axis``; a ``jit`` call as in JAX."""
+    return _jitted("dynamic_index_in_dim")(
+        operand, index, axis, keepdims,
+        allow_negative_indices=allow_negative_indices)
+
+
+# ---------------------------------------------------------------------------
+# dynamic_update_slice (SPEC IDX-11)
+# ---------------------------------------------------------------------------
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract_eval(operand, update, *starts):
+    if operand.ndim != update.ndim:
+        raise TypeError("dynamic_update_slice update must have the same rank as "
+                        f"operand, got update shape {update.shape} for operand "
+                        f"shape {operand.shape}.")
+    if operand.ndim != len(starts):
+        raise TypeError("dynamic_update_slice start_indices must have length "
+                        f"equal to the rank of operand, got indices {starts} for "
+                        f"operand shape {operand.shape}.")
+    if not all(u <= o for o, u in zip(operand.shape, update.shape)):
+        raise TypeError("dynamic_update_slice update shape must be smaller than "
+                        f"operand shape, got update shape {update.shape} for "
+                        f"operand shape {operand.shape}.")
+    if any(s.ndim for s in starts):
+        raise TypeError("start_indices arguments to dynamic_update_slice must be "
+                        f"scalars, got indices {starts}")
+    if operand.dtype != update.dtype:
+        raise TypeError("lax.dynamic_update_slice requires arguments to have the "
+                        f"same dtypes, got {operand.dtype.name}, "
+                        f"{update.dtype.name}.")
+    _check_start_dtypes("dynamic_update_slice", starts, colon=False)
+    weak = all(a.weak_type for a in (operand, update, *starts))
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+@dynamic_update_slice_p.def_impl
+def _dynamic_update_slice_impl(operand, update, *starts):
+    out = operand.copy()
+    if not operand.ndim:
+        return update.copy()
+    out[_clamped_window(starts, operand.shape, update.shape)] = update
+    return out
+
+
+def dynamic_update_slice(operand, update, start_indices, *,
+                         allow_negative_indices=True):
+    """``operand`` with ``update`` written at ``start_indices``.
+
+    Starts are wrapped and clamped as in :func:`dynamic_slice` so the whole
+    update lands inside ``operand`` (IDX-11).
+    """
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
+    """``dynamic_update_slice`` with a start along ``axis`` only."""
+    ndim = core.get_aval(operand).ndim
+    axis = int(axis)
+    starts = [_const_like(start_index, 0)] * ndim
+    starts[axis] = start_index
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, starts,
+                                allow_negative_indices=allow)
+
+
+def _dynamic_update_index_in_dim(operand, update, index, axis, *,
+                                 allow_negative_indices=True):
+    axis = int(axis)
+    if core.get_aval(update).ndim != core.get_aval(operand).ndim:
+        update = _lax().expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(
+        operand, update, index, axis,
+        allow_negative_indices=allow_negative_indices)
+
+
+_dynamic_update_index_in_dim.__name__ = "dynamic_update_index_in_dim"
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *,
+                                allow_negative_indices=True):
+    """Write ``update`` (with or without the ``axis`` dimension) at ``index``."""
+    return _jitted("dynamic_update_index_in_dim")(
+        operand, update, index, axis,
+        allow_negative_indices=allow_negative_indices)
+
+
+_JITTED = {}
+_JIT_SPECS = {
+    "dynamic_index_in_dim": (_dynamic_index_in_dim,
+                             ("axis", "keepdims", "allow_negative_indices")),
+    "dynamic_update_index_in_dim": (_dynamic_update_index_in_dim,
+                                    ("axis", "allow_negative_indices")),
+}
+
+
+def _jitted(name):
+    """JAX wraps these helpers in ``jit`` (they print as ``jit[name=...]``);
+    built on first use because ``api`` imports this package."""
+    fn = _JITTED.get(name)
+    if fn is None:
+        from refjax._src import api
+        body, static = _JIT_SPECS[name]
+        fn = _JITTED[name] = api.jit(body, static_argnames=static)
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# Modes and dimension numbers (SPEC IDX-10)
+# ---------------------------------------------------------------------------
+
+class GatherScatterMode(enum.Enum):
+    """What gather and scatter do with windows that do not fit (IDX-10).
+
+    ``CLIP`` clamps starts so the window fits; ``FILL_OR_DROP`` fills a
+    gathered window with ``fill_value`` / drops a scattered one;
+    ``PROMISE_IN_BOUNDS`` promises the indices are valid (refjax, like
+    XLA, clamps gathers and drops scatters); ``ONE_HOT`` is accepted by
+    ``from_any`` but not implemented (JAX's gather rejects it too).
+    """
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s):
+        """A mode from a mode, ``None`` (FILL_OR_DROP) or one of the strings
+        ``'clip'``, ``'fill'``, ``'drop'``, ``'promise_in_bounds'``,
+        ``'one_hot'``; ValueError otherwise."""
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How operand, start indices and output of a gather relate (IDX-12).
+
+    The index vector is always the last axis of the start indices.
+    ``offset_dims``: output axes holding the window; ``collapsed_slice_dims``:
+    operand axes of window size 1 dropped from the output;
+    ``start_index_map``: the operand axis each index component starts;
+    ``operand_batching_dims`` / ``start_indices_batching_dims``: paired axes
+    along which operand and indices are batched together.
+    """
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How operand, scatter indices and updates of a scatter relate (IDX-15).
+
+    ``update_window_dims``: update axes that are window axes;
+    ``inserted_window_dims``: operand axes of window size 1 absent from the
+    updates; ``scatter_dims_to_operand_dims``: the operand axis each index
+    component starts; the batching pairs are as for gather.
+    """
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+def _check_dnums(dnums, cls, op_name):
+    """``dnums`` as ``cls`` with tuple fields; TypeError for anything else."""
+    if not isinstance(dnums, cls):
+        raise TypeError(f"{op_name} dimension_numbers must be a {cls.__name__}, "
+                        f"got {dnums!r}.")
+    if all(type(f) is tuple for f in dnums):
+        return dnums
+    try:
+        return cls(*(tuple(operator.index(d) for d in f) for f in dnums))
+    except TypeError:
+        raise TypeError(f"{op_name} dimension_numbers fields must be sequences "
+                        f"of integers, got {dnums!r}.") from None
+
+
+# -- checks shared by the gather and scatter shape rules (JAX's messages) ---
+
+def _is_sorted(dims, op_name, name):
+    if list(dims) != sorted(dims):
+        raise TypeError(f"{name} in {op_name} op must be sorted; got {dims}")
+
+
+def _dims_in_range(dims, rank, op_name, name):
+    for dim in dims:
+        if dim < 0 or dim >= rank:
+            raise TypeError(f"Invalid {name} set in {op_name} op; valid range is "
+                            f"[0, {rank}); got: {dim}.")
+
+
+def _sorted_dims_in_range(dims, rank, op_name, name):
+    if not dims:
+        return
+    bad = dims[0] if dims[0] < 0 else dims[-1] if dims[-1] >= rank else None
+    if bad:
+        raise TypeError(f"Invalid {name} set in {op_name} op; valid range is "
+                        f"[0, {rank}); got: {bad}.")
+
+
+def _no_duplicate_dims(dims, op_name, name):
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op_name} op must not repeat; got: {dims}.")
+
+
+def _disjoint_dims(dims1, dims2, op_name, name1, name2):
+    if not set(dims1).isdisjoint(dims2):
+        raise TypeError(f"{name1} and {name2} in {op_name} op must be disjoint; "
+                        f"got: {dims1} and {dims2}.")
+
+
+def _check_index_dtype(indices):
+    if not dtypes.issubdtype(indices.dtype, np.integer):
+        raise ValueError("indices must have an integer type")
+
+
+def _check_batching(op, operand, indices, operand_batching, indices_batching,
+                    indices_name):
+    """The batching-dimension checks gather and scatter share."""
+    _no_duplicate_dims(indices_batching, op, f"{indices_name}_batching_dims")
+    _dims_in_range(indices_batching, indices.ndim, op,
+                   f"{indices_name}_batching_dims")
+    if indices.ndim - 1 in indices_batching:
+        raise TypeError(f"{op.capitalize()} op cannot have the index vector "
+                        "dimension as a batching dimension; got "
+                        f"{indices_batching}.")
+    if len(operand_batching) != len(indices_batching):
+        sep = "" if op == "gather" else " "
+        raise TypeError(f"{op.capitalize()} op requires equal numbers of "
+                        f"operand_batching_dims and {indices_name}_batching_dims, "
+                        f"got {operand_batching} and{sep}{indices_batching}.")
+    operand_batch = tuple(operand.shape[i] for i in operand_batching)
+    indices_batch = tuple(indices.shape[i] for i in indices_batching)
+    if operand_batch != indices_batch:
+        raise TypeError(f"{op.capitalize()} op requires operand batching "
+                        "dimensions and indices batching dimensions to have the "
+                        f"same shape, got {operand_batch} and {indices_batch}.")
+    return operand_batch
+
+
+# ---------------------------------------------------------------------------
+# Window arithmetic shared by the gather and scatter implementations
+# ---------------------------------------------------------------------------
+
+def _window_starts(indices, operand_shape, window, start_map, operand_batching,
+                   indices_batching):
+    """Per operand axis, the start of each window: int64 arrays of shape (N,).
+
+    ``indices`` has shape ``(*batch, K)``; window n starts at
+    ``indices[n, k]`` along ``start_map[k]``, at its own coordinate along
+    the batch axis paired with an operand batching axis, and at 0 elsewhere.
+    Also returns the in-bounds mask: a window is in bounds when every
+    indexed start lies in ``[0, size - window]``.
+    """
+    xp = _xp()
+    batch_shape = indices.shape[:-1]
+    n = int(np.prod(batch_shape, dtype=np.int64))
+    flat = indices.reshape(n, indices.shape[-1]).astype(np.int64)
+    starts = [xp.zeros(n, dtype=np.int64) for _ in operand_shape]
+    mask = xp.ones(n, dtype=bool)
+    for k, d in enumerate(start_map):
+        upper = operand_shape[d] - window[d]
+        starts[d] = flat[:, k]
+        mask &= (starts[d] >= 0) & (starts[d] <= upper)
+    for d, b in zip(operand_batching, indices_batching):
+        coords = xp.arange(batch_shape[b], dtype=np.int64).reshape(
+            [-1 if j == b else 1 for j in range(len(batch_shape))])
+        starts[d] = xp.broadcast_to(coords, batch_shape).reshape(n)
+    return starts, mask
+
+
+def _clamp_starts(starts, operand_shape, window):
+    xp = _xp()
+    return [xp.clip(s, 0, max(size - w, 0))
+            for s, size, w in zip(starts, operand_shape, window)]
+
+
+def _window_positions(starts, window):
+    """Index arrays of shape ``(N, *window)``: every element of every window."""
+    xp = _xp()
+    rank = len(window)
+    out = []
+    for d, (s, w) in enumerate(zip(starts, window)):
+        offsets = xp.arange(w, dtype=np.int64).reshape(
+            [1] + [w if j == d else 1 for j in range(rank)])
+        out.append(s.reshape([-1] + [1] * rank) + offsets)
+    full = (int(starts[0].shape[0]) if starts else 0, *window)
+    return tuple(xp.broadcast_to(p, full) for p in out)
+
+
+# ---------------------------------------------------------------------------
+# gather (SPEC IDX-12 .. IDX-14)
+# ---------------------------------------------------------------------------
+
+gather_p = Primitive("gather")
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
+                          unique_indices, indices_are_sorted, mode, fill_value):
+    _check_index_dtype(indices)
+    shape = _gather_shape_rule(operand, indices, dimension_numbers, slice_sizes)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _gather_shape_rule(operand, indices, dnums, slice_sizes):
+    """XLA's gather validation in JAX's words; the output shape (IDX-12)."""
+    offset_dims = dnums.offset_dims
+    collapsed = dnums.collapsed_slice_dims
+    start_map = dnums.start_index_map
+    batching = dnums.operand_batching_dims
+    if indices.ndim < 1:
+        raise TypeError("Gather index leaf dimension must be within [0, rank("
+                        f"indices) + 1). rank(indices) is {indices.ndim} and "
+                        f"gather index leaf dimension is {indices.ndim - 1}.")
+    index_vector_dim = indices.ndim - 1
+    _is_sorted(offset_dims, "gather", "offset_dims")
+    _no_duplicate_dims(offset_dims, "gather", "offset_dims")
+    out_rank = len(offset_dims) + indices.ndim - 1
+    for i, dim in enumerate(offset_dims):
+        if dim < 0 or dim >= out_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; "
+                            f"got {dim}, but should have been in [0, {out_rank})")
+    if len(start_map) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Gather op has {len(start_map)} elements in "
+                        "start_index_map and the bound of dimension "
+                        f"index_vector_dim={index_vector_dim} of indices is "
+                        f"{indices.shape[index_vector_dim]}. These two numbers "
+                        "must be equal.")
+    for i, dim in enumerate(start_map):
+        if dim < 0 or dim >= operand.ndim:
+            raise TypeError(f"Invalid start_index_map; domain is [0, "
+                            f"{operand.ndim}), got: {i}->{dim}.")
+    _no_duplicate_dims(start_map, "gather", "start_index_map")
+    _is_sorted(collapsed, "gather", "collapsed_slice_dims")
+    _sorted_dims_in_range(collapsed, operand.ndim, "gather", "collapsed_slice_dims")
+    _no_duplicate_dims(collapsed, "gather", "collapsed_slice_dims")
+    _no_duplicate_dims(batching, "gather", "operand_batching_dims")
+    _is_sorted(batching, "gather", "operand_batching_dims")
+    _sorted_dims_in_range(batching, operand.ndim, "gather", "operand_batching_dims")
+    _disjoint_dims(collapsed, batching, "gather", "collapsed_slice_dims",
+                   "operand_batching_dims")
+    _disjoint_dims(start_map, batching, "gather", "start_index_map",
+                   "operand_batching_dims")
+    _check_batching("gather", operand, indices, batching,
+                    dnums.start_indices_batching_dims, "start_indices")
+    if operand.ndim != len(slice_sizes):
+        raise TypeError("Gather op must have one slice size for every input "
+                        f"dimension; got: len(slice_sizes)={len(slice_sizes)}, "
+                        f"input_shape.rank={operand.ndim}")
+    if len(slice_sizes) != len(offset_dims) + len(collapsed) + len(batching):
+        raise TypeError("All components of the offset index in a gather op must "
+                        "either be a offset dimension or explicitly "
+                        f"collapsed/batching; got len(slice_sizes)="
+                        f"{len(slice_sizes)}, output_slice_sizes={offset_dims}, "
+                        f"collapsed_slice_dims={collapsed}, operand_batching_dims="
+                        f"{batching}.")
+    indices_empty = 0 in indices.shape
+    for i, (want, size) in enumerate(zip(slice_sizes, operand.shape)):
+        if not indices_empty and not 0 <= want <= size:
+            raise TypeError(f"Slice size at index {i} in gather op is out of "
+                            f"range, must be within [0, {size} + 1), got {want}.")
+    for i, dim in enumerate(collapsed):
+        if slice_sizes[dim] != 1:
+            raise TypeError("Gather op can only collapse slice dims with bound 1, "
+                            f"but bound is {slice_sizes[dim]} for index {dim} at "
+                            f"position {i}.")
+    for i, dim in enumerate(batching):
+        if slice_sizes[dim] > 1:
+            raise TypeError("Gather op can only have operand batching dims with "
+                            f"bound 0/1, but bound is {slice_sizes[dim]} for index "
+                            f"{dim} at position {i}.")
+    return _gather_output_shape(indices.shape, dnums, slice_sizes)
+
+
+def _gather_output_shape(indices_shape, dnums, slice_sizes):
+    """Offset axes take the kept window sizes in order, the others the
+    batch sizes of the indices in order."""
+    dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
+    kept = iter([s for i, s in enumerate(slice_sizes) if i not in dropped])
+    batch = iter(indices_shape[:-1])
+    rank = len(dnums.offset_dims) + len(indices_shape) - 1
+    return tuple(next(kept) if i in dnums.offset_dims else next(batch)
+                 for i in range(rank))
+
+
+def _batch_to_output_perm(out_rank, offset_dims):
+    """The transpose taking ``(*batch, *offsets)`` to the output layout."""
+    batch_axes = iter(range(out_rank - len(offset_dims)))
+    n_batch = out_rank - len(offset_dims)
+    return tuple(n_batch + offset_dims.index(p) if p in offset_dims
+                 else next(batch_axes) for p in range(out_rank))
+
+
+@gather_p.def_impl
+def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes,
+                 unique_indices, indices_are_sorted, mode, fill_value):
+    """Clamp (CLIP, PROMISE_IN_BOUNDS) or mask (FILL_OR_DROP) each window's
+    starts, read every window with one advanced index, then lay the batch
+    and offset axes out as the dimension numbers say (IDX-13, IDX-14)."""
+    xp = _xp()
+    dnums = dimension_numbers
+    out_shape = _gather_output_shape(indices.shape, dnums, slice_sizes)
+    if mode == GatherScatterMode.ONE_HOT:
+        raise NotImplementedError("refjax does not implement gather with "
+                                  "GatherScatterMode.ONE_HOT")
+    if any(w > s for w, s in zip(slice_sizes, operand.shape)) or (
+            0 in slice_sizes and 0 not in out_shape):
+        # Only reachable with empty indices or size-0 batching windows:
+        # nothing is read.
+        return xp.zeros(out_shape, dtype=operand.dtype)
+    starts, in_bounds = _window_starts(
+        indices, operand.shape, slice_sizes, dnums.start_index_map,
+        dnums.operand_batching_dims, dnums.start_indices_batching_dims)
+    starts = _clamp_starts(starts, operand.shape, slice_sizes)
+    n = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    windows = (operand[_window_positions(starts, slice_sizes)] if operand.ndim
+               else xp.broadcast_to(operand, (n,)))
+    dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
+    offset_sizes = [w for d, w in enumerate(slice_sizes) if d not in dropped]
+    batch_shape = indices.shape[:-1]
+    perm = _batch_to_output_perm(len(out_shape), tuple(dnums.offset_dims))
+    out = xp.transpose(windows.reshape((*batch_shape, *offset_sizes)), perm)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        mask = xp.transpose(in_bounds.reshape((*batch_shape, *[1] * len(offset_sizes))),
+                            perm)
+        fill = xp.asarray(np.array(fill_value).astype(operand.dtype))
+        out = xp.where(mask, out, fill)
+    return out.copy()  # C order; ascontiguousarray would make 0-d 1-d
+
+
+def _default_fill_value(dtype):
+    """The fill of a FILL_OR_DROP gather: NaN for inexact dtypes, the
+    minimum for signed and the maximum for unsigned integers, True for
+    bool (IDX-14)."""
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.nan
+    if dtypes.issubdtype(dtype, np.signedinteger):
+        return int(dtypes.iinfo(dtype).min)
+    if dtypes.issubdtype(dtype, np.unsignedinteger):
+        return int(dtypes.iinfo(dtype).max)
+    if dtype == dtypes.bool_:
+        return True
+    raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *,
+           unique_indices=False, indices_are_sorted=False, mode=None,
+           fill_value=None):
+    """Windows of ``operand`` starting at ``start_indices`` (IDX-12).
+
+    ``mode=None`` means ``PROMISE_IN_BOUNDS`` here (unlike scatter);
+    ``fill_value`` is used only by ``FILL_OR_DROP``, defaulting per dtype
+    (IDX-14), and is recorded as ``None`` otherwise.
+    """
+    if mode is None:
+        mode = GatherScatterMode.PROMISE_IN_BOUNDS
+    parsed = GatherScatterMode.from_any(mode)
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        dtype = _dtype_of(operand)
+        if fill_value is None:
+            fill_value = _default_fill_value(dtype)
+        elif np.iscomplexobj(fill_value) and dtype.kind != "c":
+            raise TypeError(f"gather fill_value {fill_value!r} is complex and "
+                            f"cannot fill an array of dtype {dtype.name}.")
+    else:
+        fill_value = None
+    dnums = _check_dnums(dimension_numbers, GatherDimensionNumbers, "gather")
+    return gather_p.bind(
+        operand, start_indices, dimension_numbers=dnums,
+        slice_sizes=_canonicalize_sizes(slice_sizes),
+        unique_indices=bool(unique_indices),
+        indices_are_sorted=bool(indices_are_sorted),
+        mode=parsed, fill_value=fill_value)
+
+
+def index_take(src, idxs, axes):
+    """``src`` indexed by one integer array per axis in ``axes`` (taken
+    modulo the axis size), the other axes kept whole, via ``gather``."""
+    lax = _lax()
+    indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
+    src_shape = core.get_aval(src).shape
+    ndim = core.get_aval(indices).ndim
+    bounds = lax.expand_dims(np.array([src_shape[ax] for ax in axes]),
+                             tuple(range(ndim - 1)))
+    indices = indices % bounds
+    slice_sizes = list(src_shape)
+    for ax in axes:
+        slice_sizes[ax] = 1
+    n_idx = core.get_aval(indices).shape[1]
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(src_shape) - n_idx + 1)),
+        collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
+    return gather(src, indices, dimension_numbers=dnums,
+                  slice_sizes=tuple(slice_sizes))
+
+
+# ---------------------------------------------------------------------------
+# scatter and its reductions (SPEC IDX-15 .. IDX-18)
+# ---------------------------------------------------------------------------
+
+def _scatter_abstract_eval(operand, indices, updates, *, update_jaxpr,
+                           update_consts, dimension_numbers, indices_are_sorted,
+                           unique_indices, mode):
+    _check_index_dtype(indices)
+    if operand.dtype != updates.dtype:
+        raise TypeError("lax.scatter requires arguments to have the same dtypes, "
+                        f"got {operand.dtype.name}, {updates.dtype.name}.")
+    _scatter_shape_rule(operand, indices, updates, dimension_numbers)
+    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+
+def _scatter_shape_rule(operand, indices, updates, dnums):
+    """XLA's scatter validation in JAX's words (IDX-15)."""
+    window_dims = dnums.update_window_dims
+    inserted = dnums.inserted_window_dims
+    batching = dnums.operand_batching_dims
+    to_operand = dnums.scatter_dims_to_operand_dims
+    if indices.ndim < 1:
+        raise TypeError("Scatter index leaf dimension must be within [0, "
+                        f"rank(indices) + 1). rank(indices) is {indices.ndim} "
+                        f"and scatter index leaf dimension is {indices.ndim - 1}.")
+    index_vector_dim = indices.ndim - 1
+    expected_rank = indices.ndim - 1 + len(window_dims)
+    if updates.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; "
+                        f"got {updates.ndim}.")
+    _is_sorted(window_dims, "scatter", "update_window_dims")
+    _no_duplicate_dims(window_dims, "scatter", "update_window_dims")
+    _sorted_dims_in_range(window_dims, updates.ndim, "scatter", "update_window_dims")
+    _is_sorted(inserted, "scatter", "inserted_window_dims")
+    _no_duplicate_dims(inserted, "scatter", "inserted_window_dims")
+    _sorted_dims_in_range(inserted, operand.ndim, "scatter", "inserted_window_dims")
+    _is_sorted(batching, "scatter", "operand_batching_dims")
+    _no_duplicate_dims(batching, "scatter", "operand_batching_dims")
+    _sorted_dims_in_range(batching, operand.ndim, "scatter", "operand_batching_dims")
+    _disjoint_dims(inserted, batching, "scatter", "inserted_window_dims",
+                   "operand_batching_dims")
+    _disjoint_dims(to_operand, batching, "scatter", "scatter_dims_to_operand_dims",
+                   "operand_batching_dims")
+    operand_batch = _check_batching("scatter", operand, indices, batching,
+                                    dnums.scatter_indices_batching_dims,
+                                    "scatter_indices")
+    scatter_axes = [d for d in range(updates.ndim) if d not in window_dims]
+    updates_batch = tuple(updates.shape[scatter_axes[i]]
+                          for i in dnums.scatter_indices_batching_dims)
+    if operand_batch != updates_batch:
+        raise TypeError("Scatter op requires operand batching dimensions and "
+                        "updates batching dimensions to have the same shape, got "
+                        f"{operand_batch} and {updates_batch}.")
+    window_size = len(window_dims) + len(inserted) + len(batching)
+    if operand.ndim != window_size:
+        raise TypeError(f"Scatter op has window of size {window_size}; doesn't "
+                        f"match operand of rank {operand.ndim}.")
+    if len(to_operand) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Scatter op has {len(to_operand)} elements in "
+                        "scatter_dims_to_operand_dims and the bound of dimension "
+                        f"index_vector_dim={index_vector_dim} of indices is "
+                        f"{indices.shape[index_vector_dim]}. These two numbers "
+                        "must be equal")
+    for i, dim in enumerate(to_operand):
+        if dim < 0 or dim >= operand.ndim:
+            raise TypeError("Invalid scatter_dims_to_operand_dims mapping; domain "
+                            f"is [0, {operand.ndim}), got: {i}->{dim}.")
+    _no_duplicate_dims(to_operand, "scatter", "scatter_dims_to_operand_dims")
+    max_sizes = [operand.shape[i] for i in range(operand.ndim)
+                 if i not in inserted and i not in batching]
+    for i, dim in enumerate(window_dims):
+        if max_sizes[i] < updates.shape[dim]:
+            raise TypeError("Bounds of the window dimensions of updates must not "
+                            "exceed the bounds of the corresponding dimensions of "
+                            f"operand. For dimension {dim}, updates bound is "
+                            f"{updates.shape[dim]}, operand bound is "
+                            f"{max_sizes[i]}.")
+    for axis, size in zip(scatter_axes, indices.shape[:-1]):
+        if updates.shape[axis] != size:
+            raise TypeError("Bounds of the scatter dimensions of updates must be "
+                            "the same as the bounds of the corresponding "
+                            "dimensions of scatter indices. For scatter dimension "
+                            f"{axis}, updates bound is {updates.shape[axis]}, "
+                            f"indices bound is {size}.")
+
+
+def _scatter_targets(operand, indices, updates, dnums, mode):
+    """The flat operand positions and update values a scatter writes.
+
+    Updates are rearranged to ``(N, *window)`` with size-1 axes at the
+    inserted and batching axes; windows are clamped (CLIP) or, if they do
+    not fit entirely, dropped (FILL_OR_DROP, PROMISE_IN_BOUNDS) (IDX-16).
+    Returns (index tuple, values), both in window order.
+    """
+    xp = _xp()
+    window_dims = tuple(dnums.update_window_dims)
+    scatter_axes = [d for d in range(updates.ndim) if d not in window_dims]
+    n = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    ordered = xp.transpose(updates, scatter_axes + list(window_dims))
+    window, pos = [], 0
+    for d in range(operand.ndim):
+        if d in dnums.inserted_window_dims or d in dnums.operand_batching_dims:
+            window.append(1)
+        else:
+            window.append(updates.shape[window_dims[pos]])
+            pos += 1
+    values = ordered.reshape((n, *window))
+    starts, in_bounds = _window_starts(
+        indices, operand.shape, window, dnums.scatter_dims_to_operand_dims,
+        dnums.operand_batching_dims, dnums.scatter_indices_batching_dims)
+    if mode == GatherScatterMode.CLIP:
+        starts = _clamp_starts(starts, operand.shape, window)
+    else:
+        keep = xp.nonzero(in_bounds)[0]
+        starts = [s[keep] for s in starts]
+        values = values[keep]
+    positions = _window_positions(starts, window)
+    return tuple(p.reshape(-1) for p in positions), values.reshape(-1)
+
+
+def _scatter_replace(target, where, values, update_jaxpr, update_consts):
+    """``scatter``: the last update to a position wins (NumPy's assignment
+    order; JAX leaves the order unspecified).  With an ``update_jaxpr``
+    (``scatter_apply``) it is applied once per update, in order."""
+    if update_jaxpr is None:
+        target[where] = values
+        return target
+    aval = ShapedArray((), target.dtype)
+    with core.set_current_trace(core.eval_trace):
+        for k in range(int(values.shape[0])):
+            spot = tuple(int(w[k]) for w in where)
+            old = core.wrap_buffer(target[spot], aval)
+            new = core.wrap_buffer(values[k], aval)
+            out, = core.eval_jaxpr(update_jaxpr, update_consts, old, new)
+            target[spot] = core.to_buffer(out)
+    return target
+
+
+def _scatter_kernel(kind):
+    """The impl of the scatter primitive ``kind``: copy, then combine."""
+    def impl(operand, indices, updates, *, update_jaxpr, update_consts,
+             dimension_numbers, indices_are_sorted, unique_indices, mode):
+        if mode == GatherScatterMode.ONE_HOT:
+            raise NotImplementedError("refjax does not implement scatter with "
+                                      "GatherScatterMode.ONE_HOT")
+        xp = _xp()
+        target = xp.array(operand, copy=True)
+        if target.size == 0 or updates.size == 0:
+            return target
+        where, values = _scatter_targets(operand, indices, updates,
+                                         dimension_numbers, mode)
+        if not operand.ndim:
+            # Every update hits the one element: scatter into a 1-vector.
+            flat = _combine(kind, target.reshape(1),
+                            (xp.zeros(values.shape[0], dtype=np.int64),),
+                            values, update_jaxpr, update_consts)
+            return flat.reshape(())
+        return _combine(kind, target, where, values, update_jaxpr, update_consts)
+    return impl
+
+
+def _combine(kind, target, where, values, update_jaxpr, update_consts):
+    """Apply ``values`` at ``where`` to ``target`` in place, all of them."""
+    backend = _backend.get()
+    if kind == "scatter":
+        return _scatter_replace(target, where, values, update_jaxpr, update_consts)
+    if kind == "scatter-sub":
+        # x - y is x + (-y) exactly, also modulo 2**n for integers.
+        return backend.scatter_add(target, where, -values)
+    return getattr(backend, kind.replace("-", "_"))(target, where, values)
+
+
+def _scatter_primitive(name):
+    prim = Primitive(name)
+    prim.def_abstract_eval(_scatter_abstract_eval)
+    prim.def_impl(_scatter_kernel(name))
+    return prim
+
+
+scatter_p = _scatter_primitive("scatter")
+scatter_add_p = _scatter_primitive("scatter-add")
+scatter_sub_p = _scatter_primitive("scatter-sub")
+scatter_mul_p = _scatter_primitive("scatter-mul")
+scatter_min_p = _scatter_primitive("scatter-min")
+scatter_max_p = _scatter_primitive("scatter-max")
+
+@functools.lru_cache(maxsize=4096)
+def _reduction_jaxpr(op, dtype):
+    """The jaxpr of ``op`` on two strong scalars of ``dtype`` and its consts.
+
+    Cached, so every scatter-add on float32 shares one jaxpr object (JAX
+    prints it once, as ``let jaxpr = ...``).  Tracing ``op`` raises its own
+    dtype errors (``add`` on bool) as in JAX; ``op`` must return an array
+    and may not close over tracers (IDX-17).
+    """
+    from refjax._src import partial_eval as pe
+
+    def body(x, y):
+        result = op(x, y)
+        if not core.is_array_like(result):
+            raise ValueError(
+                f"Invalid return type from reduction function: {type(result)}\n"
+                "Reduction functions should only return an array.\n"
+                f"Full return value: {result}")
+        return [result]
+
+    aval = ShapedArray((), dtype)
+    closed = pe.trace_to_jaxpr(body, [aval, aval])
+    if any(isinstance(c, core.Tracer) for c in closed.consts):
+        raise NotImplementedError(
+            "Reduction computations can't close over Tracers. Please open an "
+            "issue at https://github.com/jax-ml/jax.")
+    return closed.jaxpr, tuple(closed.consts)
+
+
+def _bind_scatter(prim, op, operand, indices, updates, dnums, indices_are_sorted,
+                  unique_indices, mode):
+    dnums = _check_dnums(dnums, ScatterDimensionNumbers, "scatter")
+    if op is None:
+        jaxpr, consts = None, ()
+    else:
+        jaxpr, consts = _reduction_jaxpr(op, _dtype_of(operand))
+    return prim.bind(operand, indices, updates, update_jaxpr=jaxpr,
+                     update_consts=consts, dimension_numbers=dnums,
+                     indices_are_sorted=indices_are_sorted,
+                     unique_indices=unique_indices,
+                     mode=GatherScatterMode.from_any(mode))
+
+
+def scatter(operand, scatter_indices, updates, dimension_numbers, *,
+            indices_are_sorted=False, unique_indices=False, mode=None):
+    """``operand`` with ``updates`` written at ``scatter_indices`` (IDX-17).
+
+    Out-of-bounds windows are dropped (``mode=None`` is FILL_OR_DROP);
+    among duplicate positions refjax keeps the last update, JAX leaves it
+    unspecified.
+    """
+    return _bind_scatter(scatter_p, None, operand, scatter_indices, updates,
+                         dimension_numbers, indices_are_sorted, unique_indices,
+                         mode)
+
+
+def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """``operand`` plus ``updates`` at ``scatter_indices``; duplicates all
+    add (IDX-17)."""
+    return _bind_scatter(scatter_add_p, _lax().add, operand, scatter_indices,
+                         updates, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode)
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """``operand`` minus ``updates`` at ``scatter_indices`` (IDX-17)."""
+    return _bind_scatter(scatter_sub_p, _lax().sub, operand, scatter_indices,
+                         updates, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode)
+
+
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """``operand`` times ``updates`` at ``scatter_indices`` (IDX-17)."""
+    return _bind_scatter(scatter_mul_p, _lax().mul, operand, scatter_indices,
+                         updates, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode)
+
+
+def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Elementwise minimum of ``operand`` and every update (IDX-17)."""
+    return _bind_scatter(scatter_min_p, _lax().min, operand, scatter_indices,
+                         updates, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode)
+
+
+def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Elementwise maximum of ``operand`` and every update (IDX-17)."""
+    return _bind_scatter(scatter_max_p, _lax().max, operand, scatter_indices,
+                         updates, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode)
+
+
+_apply_wrappers = weakref.WeakKeyDictionary()
+
+
+def _apply_once(func):
+    """``lambda x, _: func(x)``, one per ``func`` (weakly cached, as in JAX)
+    so repeated ``scatter_apply`` calls share one traced update jaxpr."""
+    def apply(x, _):
+        return func(x)
+    try:
+        return _apply_wrappers.setdefault(func, apply)
+    except TypeError:   # not weakly referenceable: a fresh wrapper each time
+        return apply
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *,
+                  update_shape=(), indices_are_sorted=False, unique_indices=False,
+                  mode=None):
+    """``operand`` with ``func`` applied at ``scatter_indices``, once per
+    occurrence of a position (a ``scatter`` with an ``update_jaxpr``)."""
+    unused = _lax().full(update_shape, 0, _dtype_of(operand))
+    return _bind_scatter(scatter_p, _apply_once(func), operand, scatter_indices,
+                         unused, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode)

@@ -386,6 +386,125 @@ _PROPERTIES = {"real": (_real, "real"), "imag": (_imag, "imag"),
 
 
 # ---------------------------------------------------------------------------
+# x.at[index]: functional updates (SPEC IDX-20 .. IDX-24)
+# ---------------------------------------------------------------------------
+
+class _IndexUpdateHelper:
+    """``x.at``: ``x.at[index]`` names the positions of ``x[index]`` for an
+    update method; nothing happens until one is called (SPEC IDX-20).
+
+    Each method returns a new array and leaves ``x`` unchanged: ``set``,
+    ``add``, ``subtract``, ``multiply`` (``mul``), ``divide``, ``power``,
+    ``min``, ``max``, ``apply`` and ``get``.  Repeated positions all apply
+    (``add`` accumulates).  Out-of-bounds updates are dropped unless
+    ``mode='clip'``; ``get`` clamps unless ``mode='fill'``.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+def _update_method(scatter_name, doc):
+    """An update method binding ``lax.<scatter_name>`` through
+    ``indexing.scatter_update``."""
+    def method(self, values, *, indices_are_sorted=False, unique_indices=False,
+               mode=None, out_sharding=None, wrap_negative_indices=True):
+        from refjax._src.lax import slicing
+        from refjax._src.numpy import indexing
+        return indexing.scatter_update(
+            self.array, self.index, values, getattr(slicing, scatter_name),
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+            mode=mode, normalize_indices=wrap_negative_indices)
+    method.__doc__ = doc
+    return method
+
+
+class _IndexUpdateRef:
+    """``x.at[index]``: the array and the index an update method applies to
+    (SPEC IDX-20)."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, out_sharding=None, wrap_negative_indices=True):
+        """``x[index]``, with out-of-bounds reads clamped (default,
+        'clip', 'promise_in_bounds') or filled ('fill', 'drop') with
+        ``fill_value`` (NaN, the most negative or largest integer, True)
+        (SPEC IDX-22)."""
+        from refjax._src.numpy import indexing
+        return indexing.rewriting_take(
+            self.array, self.index, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+            normalize_indices=wrap_negative_indices)
+
+    set = _update_method("scatter", "``x[index] = values``, functionally.")
+    add = _update_method("scatter_add", "``x[index] += values``; repeated "
+                         "positions all add.")
+    subtract = _update_method("scatter_sub", "``x[index] -= values``.")
+    multiply = _update_method("scatter_mul", "``x[index] *= values``.")
+    mul = multiply
+    min = _update_method("scatter_min", "``x[index] = minimum(x[index], values)``.")
+    max = _update_method("scatter_max", "``x[index] = maximum(x[index], values)``.")
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False,
+               mode=None, out_sharding=None, wrap_negative_indices=True):
+        """``x[index] /= values``: ``x`` divided by ``ones_like(x)`` with the
+        values multiplied in, so integer arrays give floats (SPEC IDX-21)."""
+        return _jnp.divide(self.array, self._on_ones(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices))
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False,
+              mode=None, out_sharding=None, wrap_negative_indices=True):
+        """``x[index] **= values``: ``x`` to the power of ``ones_like(x)``
+        with the exponents multiplied in (SPEC IDX-21)."""
+        return _jnp.power(self.array, self._on_ones(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices))
+
+    def _on_ones(self, values, indices_are_sorted, unique_indices, mode, normalize):
+        from refjax._src.lax import slicing
+        from refjax._src.numpy import indexing
+        return indexing.scatter_update(
+            _jnp.ones_like(self.array), self.index, values, slicing.scatter_mul,
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+            mode=mode, normalize_indices=normalize)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False,
+              mode=None, wrap_negative_indices=True):
+        """``func.at(x, index)``: the unary ``func`` applied at each position,
+        once per occurrence of a repeated one (SPEC IDX-21)."""
+        from refjax._src.lax import lax, slicing
+        from refjax._src.numpy import indexing
+
+        def scatter_apply(x, indices, y, dnums, **kwargs):
+            return slicing.scatter_apply(x, indices, func, dnums,
+                                         update_shape=core.get_aval(y).shape, **kwargs)
+        zero = lax.full_like(self.array, 0, shape=())
+        return indexing.scatter_update(
+            self.array, self.index, zero, scatter_apply,
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+            mode=mode, normalize_indices=wrap_negative_indices)
+
+
+def _at(self):
+    return _IndexUpdateHelper(self)
+
+
+# ---------------------------------------------------------------------------
 # Installation
 # ---------------------------------------------------------------------------
 
@@ -409,6 +528,7 @@ def install(jnp):
         if needs is not None:
             getattr(jnp, needs)
         setattr(Array, name, property(getter))
+    Array.at = property(_at, doc=_IndexUpdateHelper.__doc__)
     # Arrays are unhashable; defining __eq__ on the base class would
     # otherwise re-enable the default hash through the subclasses.
     ArrayImpl.__hash__ = None

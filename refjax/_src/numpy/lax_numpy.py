@@ -8,11 +8,10 @@ where JAX wraps a function in ``jit`` (``jnp.where`` prints as
 function here is wrapped in a ``jit`` of the same name with the same static
 arguments.
 
-refjax has no ``gather`` primitive yet.  The few functions that JAX builds
-on gather (``take``, ``take_along_axis``, dynamic ``roll``, ``repeat`` with
-``total_repeat_length``, ``searchsorted``, ``nonzero(size=...)``) select
-with a one-hot comparison against ``iota`` and a sum instead: the same
-values, under ``jit`` too, but a different jaxpr (SPEC NP-53).
+The functions JAX builds on ``gather`` and ``scatter`` (``take``,
+``take_along_axis``, ``repeat``, ``nonzero``/``bincount``, ``unique``,
+``compress``, ``put``...) use them the same way, through NumPy indexing
+and ``.at[]`` where JAX does (SPEC IDX-26 .. IDX-29).
 """
 import builtins
 import collections
@@ -30,7 +29,7 @@ from refjax._src.array import Array
 from refjax._src.lax import lax
 from refjax._src.lax.convolution import conv_general_dilated
 from refjax._src.lax.other import top_k
-from refjax._src.numpy import util
+from refjax._src.numpy import reductions, ufuncs, util
 
 __all__ = [
     # dtypes and metadata
@@ -49,7 +48,9 @@ __all__ = [
     "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad",
     # selection
     "where", "select", "choose", "nonzero", "argwhere", "flatnonzero", "take", "compress",
-    "take_along_axis",
+    "take_along_axis", "bincount", "put", "place", "put_along_axis", "ix_",
+    "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
+    "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
     # sorting and searching
     "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
     "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
@@ -654,12 +655,12 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
     A scalar ``repeats`` is a ``broadcast_in_dim`` and a ``reshape``.  Per
     element repeats must be concrete unless ``total_repeat_length`` is
     given; that length then pads with the last element or truncates.
+    Either way the output is a ``gather`` of the input (``_repeat_gather``).
     """
     util.check_arraylike("repeat", a, repeats)
-    a, = _ensure("repeat", a)
+    a = creation.asarray(a)
     if axis is None:
-        a = ravel(a)
-        axis = 0
+        a, axis = ravel(a), 0
     axis = _static_int(axis, "'axis' argument of jnp.repeat()")
     if total_repeat_length is None:
         repeats = core.concrete_or_error(
@@ -669,11 +670,15 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
             "value to `total_repeat_length`.")
         if np.ndim(repeats) == 0 and _aval(a).ndim != 0:
             return _repeat_scalar(a, operator.index(repeats), axis)
-        repeats = np.ravel(np.asarray(repeats))
+        repeats = np.ravel(repeats)
         if _aval(a).ndim:
             repeats = np.broadcast_to(repeats, (_aval(a).shape[axis],))
-        return _repeat_static(a, [int(r) for r in repeats], axis)
-    return _repeat_traced(a, repeats, axis, operator.index(total_repeat_length))
+        total_repeat_length = int(np.sum(repeats))
+    else:
+        repeats = ravel(repeats)
+        if _aval(a).ndim:
+            repeats = broadcast_to(repeats, (_aval(a).shape[axis],))
+    return _repeat_gather(a, repeats, axis, operator.index(total_repeat_length))
 
 
 def _repeat_scalar(a, repeats, axis):
@@ -685,53 +690,28 @@ def _repeat_scalar(a, repeats, axis):
     out = lax.broadcast_in_dim(a, tuple(aux), kept)
     result = list(sh)
     result[axis] *= repeats
-    return lax.reshape(out, tuple(result))
+    return reshape(out, tuple(result))
 
 
-def _repeat_static(a, repeats, axis):
-    """Concrete per-element repeats: each element's slice broadcast to its
-    count, then one ``concatenate``.  Negative counts follow JAX's
-    cumulative-sum formula (``_repeat_traced``) rather than raising."""
-    if builtins.any(r < 0 for r in repeats):
-        return _repeat_traced(a, np.array(repeats, np.int32), axis, builtins.sum(repeats))
+def _repeat_gather(a, repeats, axis, total):
+    """Output position j reads element ``#{k : start_k <= j} - 1`` where
+    ``start`` are the exclusive cumulative repeats: ones scattered at the
+    starts, a cumulative sum, and a ``take``."""
     if _aval(a).ndim == 0:
-        if len(repeats) != 1:
-            raise ValueError("`repeat` with a scalar parameter `a` is only "
-                             "implemented for scalar values of the parameter `repeats`.")
-        return creation.full((repeats[0],), a)
-    axis = _canonicalize_axis(axis, _aval(a).ndim)
-    sh = _aval(a).shape
-    pieces = []
-    for i, r in enumerate(repeats):
-        if r:
-            piece = lax.slice_in_dim(a, i, i + 1, axis=axis)
-            pieces.append(lax.broadcast_in_dim(
-                piece, sh[:axis] + (r,) + sh[axis + 1:], tuple(range(len(sh)))))
-    if not pieces:
-        return lax.slice_in_dim(a, 0, 0, axis=axis)
-    return lax.concatenate(pieces, axis)
-
-
-def _repeat_traced(a, repeats, axis, total):
-    """Output position j takes element ``#{k : start_k <= j} - 1`` where
-    ``start`` are the exclusive cumulative repeats."""
-    repeats = ravel(creation.asarray(repeats))
-    nd = _aval(a).ndim
-    if nd == 0:
-        if _aval(repeats).shape != (1,):
+        if np.shape(repeats) != (1,):
             raise ValueError("`repeat` with a scalar parameter `a` is only "
                              "implemented for scalar values of the parameter `repeats`.")
         return creation.full((total,), a)
-    axis = _canonicalize_axis(axis, nd)
-    n = _aval(a).shape[axis]
-    repeats = _broadcast_to(lax.convert_element_type(repeats, np.int32), (n,))
-    ends = lax.cumsum(repeats, 0)
-    starts = lax.sub(ends, repeats)
-    pos = lax.broadcasted_iota(np.int32, (total, n), 0)
-    counted = lax.convert_element_type(lax.le(lax.broadcast_in_dim(
-        starts, (total, n), (1,)), pos), np.int32)
-    index = lax.sub(lax.reduce_sum(counted, (1,)), np.int32(1))
-    return _onehot_take(a, index, axis)
+    if total == 0:
+        shape_ = list(_aval(a).shape)
+        shape_[axis] = 0
+        return reshape(creation.array([], dtype=_aval(a).dtype), shape_)
+    if _aval(a).shape[axis] == 0:
+        return a
+    exclusive = roll(repeats, shift=1).at[0].set(0)
+    starts = reductions.cumsum(exclusive)
+    markers = creation.zeros((total,), dtype="int32").at[starts].add(1)
+    return take(a, reductions.cumsum(markers) - 1, axis=axis)
 
 
 @jit(static_argnames=("axis",))
@@ -778,9 +758,10 @@ def roll(a, shift, axis=None):
     """Shift elements cyclically along ``axis`` (flattened when None).
 
     Static shifts are two slices and a ``concatenate`` per axis (SPEC NP-41);
-    a traced shift selects with a one-hot comparison.
+    a traced shift reads a ``dynamic_slice`` of the axis concatenated with
+    itself.
     """
-    a, = _ensure("roll", a)
+    a = util.ensure_arraylike("roll", a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), _aval(a).shape)
     nd = _aval(a).ndim
@@ -792,20 +773,20 @@ def roll(a, shift, axis=None):
     return _roll_static(a, shift, axis)
 
 
+@jit(static_argnums=(2,))
 def _roll_dynamic(a, shift, axis):
+    from refjax._src.lax import slicing
     b_shape = _broadcast_shapes([_aval(shift).shape, np.shape(axis)])
     if len(b_shape) != 1:
         raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D "
                          "arrays")
-    shifts = _broadcast_to(lax.convert_element_type(shift, np.int32), b_shape)
-    for k, ax in enumerate(np.broadcast_to(axis, b_shape)):
-        n = _aval(a).shape[ax]
-        if n == 0:
-            continue
-        s = lax.rem(lax.index_in_dim(shifts, k, keepdims=False), np.int32(n))
-        # Output position j reads (j - s) mod n; j - s lies in (-n, 2n).
-        src = lax.rem(lax.add(lax.sub(lax.iota(np.int32, n), s), np.int32(n)), np.int32(n))
-        a = _onehot_take(a, src, int(ax))
+    for s, ax in zip(broadcast_to(shift, b_shape), np.broadcast_to(axis, b_shape)):
+        ax = int(ax)
+        n = creation.array(_aval(a).shape[ax], dtype=np.int32)
+        s = ufuncs.remainder(lax.convert_element_type(s, np.int32),
+                             lax.max(n, np.int32(1)))
+        doubled = lax.concatenate((a, a), ax)
+        a = slicing.dynamic_slice_in_dim(doubled, n - s, _aval(a).shape[ax], axis=ax)
     return a
 
 
@@ -1095,244 +1076,293 @@ def _scalar_as(x, value):
     return np.array(value, _aval(x).dtype)
 
 
-# -- one-hot selection (refjax has no gather yet) -----------------------------
-
-def _onehot_take(a, idx, axis):
-    """``a`` indexed along ``axis`` by the in-range integer array ``idx``:
-    shape ``a.shape[:axis] + idx.shape + a.shape[axis+1:]``.
-
-    Compares ``idx`` with an ``iota`` over the axis and keeps the one
-    selected entry, exactly (SPEC NP-53).
-    """
-    a_sh, i_sh = _aval(a).shape, _aval(idx).shape
-    pre, n, post = a_sh[:axis], a_sh[axis], a_sh[axis + 1:]
-    k = len(pre) + len(i_sh)
-    full = pre + i_sh + (n,) + post
-    idx = lax.broadcast_in_dim(idx, full, tuple(range(len(pre), k)))
-    mask = lax.eq(idx, lax.broadcasted_iota(_aval(idx).dtype, full, k))
-    a_dims = tuple(range(len(pre))) + (k,) + tuple(range(k + 1, len(full)))
-    return _select_sum(mask, lax.broadcast_in_dim(a, full, a_dims), k)
-
-
-def _select_sum(mask, values, axis):
-    """The entry of ``values`` where ``mask`` holds along ``axis`` (exactly
-    one does, or none: then zero).  Works on bit patterns (OR of the chosen
-    entry with zeros), so ``-0.0`` and NaN payloads come out unchanged."""
-    dt = _aval(values).dtype
-    if dt.kind == "c":
-        return lax.complex(_select_sum(mask, lax.real(values), axis),
-                           _select_sum(mask, lax.imag(values), axis))
-    bits = dt if dt.kind in "biu" else np.dtype(f"uint{dt.itemsize * 8}")
-    if bits != dt:
-        values = lax.bitcast_convert_type(values, bits)
-    zeros = lax.broadcast_in_dim(np.zeros((), bits), _aval(values).shape, ())
-    out = lax.reduce_or(lax.select(mask, values, zeros), (axis,))
-    return lax.bitcast_convert_type(out, dt) if bits != dt else out
-
-
-def _fill_value_for(dtype, fill_value):
-    """The value of out-of-bounds reads in 'fill' mode: NaN, the most
-    negative signed int, the largest unsigned int, True (or ``fill_value``)."""
-    if fill_value is not None:
-        return fill_value
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.nan
-    if dtype == np.bool_:
-        return True
-    info = dtypes.iinfo(dtype)
-    return info.min if dtypes.issubdtype(dtype, np.signedinteger) else info.max
-
-
-def _index_mode(idx, n, mode, fill_value, dtype):
-    """Normalized indices and the out-of-bounds mask (None if none can be)."""
-    idt = _aval(idx).dtype
-    nn = np.array(n, idt)
-    if mode == "clip":
-        return lax.clamp(np.array(0, idt), idx, np.array(builtins.max(n - 1, 0), idt)), None
-    if mode == "wrap":
-        return lax.rem(lax.add(lax.rem(idx, nn), nn), nn) if n else idx, None
-    wrapped = lax.select(lax.lt(idx, np.array(0, idt)), lax.add(idx, nn), idx)
-    oob = lax.bitwise_or(lax.lt(wrapped, np.array(0, idt)), lax.ge(wrapped, nn))
-    return wrapped, oob
-
-
-def _check_take_mode(mode, fun_name):
-    if mode is None:
-        return "fill"
-    if mode == "raise":
-        raise NotImplementedError(f"The 'raise' mode to jnp.{fun_name} is not supported.")
-    if mode not in ("fill", "clip", "wrap", "promise_in_bounds"):
-        raise ValueError(f"Invalid mode '{mode}' for np.{fun_name}")
-    return "clip" if mode == "promise_in_bounds" else mode
-
+# -- take (gather) --------------------------------------------------------------
 
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
-    """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None).
+    """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None),
+    as one ``gather`` inside ``jit[name=_take]`` (SPEC NP-53, IDX-25).
 
     ``mode`` None/'fill': negative indices count from the end, others out of
     range read ``fill_value`` (NaN, INT_MIN, UINT_MAX or True by default);
-    'clip' clamps; 'wrap' wraps; 'raise' is not supported (SPEC NP-53).
+    'clip' clamps; 'wrap' wraps (``remainder``); 'raise' is not supported.
     """
+    return _take(a, indices, None if axis is None else operator.index(axis), out,
+                 mode, unique_indices=unique_indices,
+                 indices_are_sorted=indices_are_sorted, fill_value=fill_value)
+
+
+@jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                      "fill_value"))
+def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+          indices_are_sorted=False, fill_value=None):
+    from refjax._src.lax import slicing
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    a, indices = _ensure("take", a, indices)
-    mode = _check_take_mode(mode, "take")
+    a, indices = util.ensure_arraylike("take", a, indices)
     if axis is None:
-        a = ravel(a)
-        axis = 0
-    return _take(a, indices, axis=_canonicalize_axis(axis, _aval(a).ndim), mode=mode,
-                 fill_value=fill_value)
-
-
-@jit(static_argnames=("axis", "mode", "fill_value"))
-def _take(a, indices, axis, mode, fill_value):
-    if not dtypes.issubdtype(_aval(indices).dtype, np.integer):
-        raise TypeError("take indices must be of integer type, got "
-                        f"{_aval(indices).dtype.name}")
+        a, axis = ravel(a), 0
+    else:
+        axis = _canonicalize_axis(axis, _aval(a).ndim)
     n = _aval(a).shape[axis]
-    idx, oob = _index_mode(indices, n, mode, fill_value, _aval(a).dtype)
-    out = _onehot_take(a, idx, axis)
-    return _apply_fill(out, oob, axis, fill_value)
+    if mode is None or mode == "fill":
+        gather_mode = slicing.GatherScatterMode.FILL_OR_DROP
+        # gather itself does not wrap negative indices.
+        indices = util._where(indices < 0, indices + n, indices)
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    elif mode == "wrap":
+        indices = ufuncs.mod(indices, util._const(indices, n))
+        gather_mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
+    elif mode == "clip":
+        gather_mode = slicing.GatherScatterMode.CLIP
+    else:
+        raise ValueError(f"Invalid mode '{mode}' for np.take")
+    a_shape, i_shape = _aval(a).shape, _aval(indices).shape
+    if n == 0:
+        if math.prod(i_shape) != 0:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return a
+    if math.prod(i_shape) == 0:
+        return lax.full_like(a, 0, shape=a_shape[:axis] + i_shape + a_shape[axis + 1:])
+    nd_i = len(i_shape)
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + nd_i, len(a_shape) + nd_i - 1)),
+        collapsed_slice_dims=(axis,), start_index_map=(axis,))
+    slice_sizes = a_shape[:axis] + (1,) + a_shape[axis + 1:]
+    return slicing.gather(a, lax.expand_dims(indices, (nd_i,)), dnums, slice_sizes,
+                          mode=gather_mode, unique_indices=unique_indices,
+                          indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
 
-def _apply_fill(out, oob, axis, fill_value):
-    if oob is None:
-        return out
-    aval = _aval(out)
-    fill = lax._convert_element_type(_fill_value_for(aval.dtype, fill_value),
-                                     aval.dtype, aval.weak_type)
-    oob_sh = _aval(oob).shape
-    oob = lax.broadcast_in_dim(oob, aval.shape, tuple(range(axis, axis + len(oob_sh))))
-    return lax.select(oob, lax.broadcast_in_dim(fill, aval.shape, ()), out)
+def _normalize_index(index, axis_size):
+    """``index + axis_size`` where negative (unsigned indices pass through)."""
+    if dtypes.issubdtype(_aval(index).dtype, np.unsignedinteger):
+        return index
+    return lax.select(index < 0, lax.add(index, util._const(index, axis_size)), index)
 
 
-def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
-    """``arr`` indexed by ``indices`` along ``axis``, the other axes
-    broadcast between the two (same modes as ``take``, SPEC NP-53)."""
-    arr, indices = _ensure("take_along_axis", arr, indices)
-    if axis is None:
-        arr, indices, axis = ravel(arr), ravel(indices), 0
-    nd = _aval(arr).ndim
-    if _aval(indices).ndim != nd:
-        raise ValueError("indices and arr must have the same number of dimensions; "
-                         f"{_aval(indices).ndim} vs. {nd}")
+def _index_dtype_for_dim(size):
+    return np.dtype(np.int64 if size > np.iinfo(np.int32).max else np.int32)
+
+
+@jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """``arr`` indexed by ``indices`` along ``axis``, the other axes matched
+    (or broadcast) between the two: one ``gather`` whose matched axes are
+    batching dimensions (SPEC NP-53, IDX-25).
+
+    ``mode`` is the gather's (default 'fill'); negative indices wrap unless
+    ``mode='promise_in_bounds'`` or ``wrap_negative_indices=False``.
+    """
+    from refjax._src.lax import slicing
+    a, indices = util.ensure_arraylike("take_along_axis", arr, indices)
+    i_shape = _aval(indices).shape
     if not dtypes.issubdtype(_aval(indices).dtype, np.integer):
         raise TypeError("take_along_axis indices must be of integer type, got "
-                        f"{_aval(indices).dtype.name}")
-    mode = _check_take_mode(mode, "take_along_axis")
-    return _take_along_axis(arr, indices, axis=_canonicalize_axis(axis, nd), mode=mode,
-                            fill_value=fill_value)
+                        f"{_aval(indices).dtype}")
+    if axis is None:
+        if len(i_shape) != 1:
+            raise ValueError("take_along_axis indices must be 1D if axis=None, got "
+                             f"shape {i_shape}")
+        a, axis = ravel(a), 0
+    rank = _aval(a).ndim
+    if rank != len(i_shape):
+        raise ValueError("indices and arr must have the same number of dimensions; "
+                         f"{len(i_shape)} vs. {rank}")
+    axis = _canonicalize_axis(axis, rank)
+    axis_size = _aval(a).shape[axis]
+    arr_shape = _aval(a).shape[:axis] + (1,) + _aval(a).shape[axis + 1:]
+    out_shape = _broadcast_shapes([i_shape, arr_shape])
+    if axis_size == 0:
+        return lax.full(out_shape, 0, _aval(a).dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:
+        indices = lax.convert_element_type(indices, _index_dtype_for_dim(axis_size))
+        indices = _normalize_index(indices, axis_size)
+    if mode == "one_hot":
+        return _take_along_axis_one_hot(a, indices, axis, axis_size)
+    index_dims = [i for i, d in enumerate(i_shape) if i == axis or d != 1]
+    gather_indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
+    dn = _along_axis_dnums(a, i_shape, arr_shape, axis)
+    a = lax.squeeze(a, dn["squeeze"]) if dn["squeeze"] else a
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=tuple(dn["offset"]), collapsed_slice_dims=tuple(dn["collapsed"]),
+        start_index_map=tuple(dn["start"]), operand_batching_dims=tuple(dn["batch_a"]),
+        start_indices_batching_dims=tuple(dn["batch_i"]))
+    return slicing.gather(a, gather_indices, dnums, tuple(dn["sizes"]),
+                          mode="fill" if mode is None else mode, fill_value=fill_value)
 
 
-@jit(static_argnames=("axis", "mode", "fill_value"))
-def _take_along_axis(arr, indices, axis, mode, fill_value):
-    a_sh, i_sh = _aval(arr).shape, _aval(indices).shape
-    n = a_sh[axis]
-    others = _broadcast_shapes([a_sh[:axis] + a_sh[axis + 1:], i_sh[:axis] + i_sh[axis + 1:]])
-    m = i_sh[axis]
-    out_sh = others[:axis] + (m,) + others[axis:]
-    idx, oob = _index_mode(_broadcast_to(indices, out_sh), n, mode, fill_value,
-                           _aval(arr).dtype)
-    # The one-hot axis sits right after ``axis`` so that both operands
-    # broadcast with increasing dimensions.
-    full = out_sh[:axis + 1] + (n,) + out_sh[axis + 1:]
-    k = axis + 1
-    rest = tuple(i for i in range(len(full)) if i != k)
-    mask = lax.eq(lax.broadcast_in_dim(idx, full, rest),
-                  lax.broadcasted_iota(_aval(idx).dtype, full, k))
-    a_dims = tuple(i for i in range(len(full)) if i != axis)
-    out = _select_sum(mask, lax.broadcast_in_dim(arr, full, a_dims), k)
-    return _apply_fill(out, oob, 0, fill_value)
+def _along_axis_dnums(a, i_shape, arr_shape, axis):
+    """Gather dimensions for take_along_axis: the indexed axis is collapsed;
+    an axis where ``indices`` has size 1 is a whole window; an axis where
+    ``arr`` has size 1 (and ``indices`` not) is squeezed away; the others are
+    batching dimensions of both operands."""
+    dn = {k: [] for k in ("sizes", "offset", "start", "collapsed", "batch_a",
+                          "batch_i", "squeeze")}
+    new_i = j = 0   # axis of the squeezed operand, axis of the indices
+    for i in range(len(i_shape)):
+        if i == axis:
+            dn["sizes"].append(1)
+            dn["start"].append(new_i)
+            dn["collapsed"].append(new_i)
+            new_i, j = new_i + 1, j + 1
+        elif i_shape[i] == 1:
+            dn["offset"].append(i)
+            dn["sizes"].append(arr_shape[i])
+            new_i += 1
+        elif arr_shape[i] == 1:
+            dn["squeeze"].append(i)
+            j += 1
+        else:
+            dn["sizes"].append(0 if arr_shape[i] == 0 else 1)
+            dn["batch_a"].append(new_i)
+            dn["batch_i"].append(j)
+            new_i, j = new_i + 1, j + 1
+    return dn
 
 
-# -- nonzero ------------------------------------------------------------------
+def _take_along_axis_one_hot(a, indices, axis, axis_size):
+    """``mode='one_hot'``: a one-hot mask contracted with ``a`` (einsum)."""
+    import string
+    from refjax._src.nn.functions import one_hot
+    hot = one_hot(indices, axis_size, dtype=np.bool_)
+    dt = _aval(a).dtype
+    if _aval(a).ndim == 1:
+        return einsum("...b,b->...", hot, a, preferred_element_type=dt)
+    if axis > len(string.ascii_letters) - 2:
+        raise ValueError("One Hot indexing is only supported for up to 50 leading "
+                         "dimensions.")
+    labels = string.ascii_letters[:axis]
+    return einsum(f"{labels}y...z,{labels}z...->{labels}y...", hot, a,
+                  precision=lax.Precision.HIGHEST, preferred_element_type=dt)
+
+
+# -- nonzero and the other size-dependent selections (SPEC IDX-26) ------------
+
+_COMPRESS_SIZE_ERR = ("size must be positive and not greater than the size of the "
+                      "array axis; got size={} for a.shape[axis]={}")
+
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     """Entries of ``a`` along ``axis`` where ``condition`` is true (SPEC NP-53).
 
     ``condition`` must be concrete (its true count sets the output shape),
-    unless ``size`` fixes that shape; missing entries are ``fill_value``.
+    unless ``size`` fixes that shape: then the selected entries come first
+    (a stable descending ``argsort`` of the condition) and the rest are
+    ``fill_value``.
     """
+    condition, arr, fill_value = util.ensure_arraylike("compress", condition, a,
+                                                       fill_value)
+    condition = astype(condition, bool)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-    cond = nonzero(ravel(condition) if np.ndim(condition) != 1 else condition,
-                   size=size, fill_value=-1)[0]
+    if _aval(condition).ndim != 1:
+        raise ValueError("condition must be a 1D array")
     if axis is None:
-        a, axis = ravel(a), 0
-    picked = take(a, cond, axis=axis, mode="clip")
+        axis, arr = 0, ravel(arr)
+    else:
+        arr = moveaxis(arr, axis, 0)
+    n = _aval(arr).shape[0]
+    condition, extra = condition[:n], condition[n:]
+    arr = arr[:_aval(condition).shape[0]]
     if size is None:
-        return picked
-    shape = [1] * np.ndim(picked)
-    axis = axis % np.ndim(picked)
-    shape[axis] = size
-    keep = reshape(cond >= 0, shape)
-    return where(keep, picked, fill_value)
+        if reductions.any(extra):
+            raise ValueError("condition contains entries that are out of bounds")
+        result = arr[condition]
+    elif not 0 <= size <= _aval(arr).shape[0]:
+        raise ValueError(_COMPRESS_SIZE_ERR.format(size, _aval(arr).shape[0]))
+    else:
+        mask = expand_dims(condition, tuple(range(1, _aval(arr).ndim)))
+        arr = where(mask, arr, creation.array(fill_value, dtype=_aval(arr).dtype))
+        result = arr[argsort(condition, stable=True, descending=True)][:size]
+    return moveaxis(result, 0, axis)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """How often each value ``0 .. length-1`` occurs in the non-negative
+    integer array ``x`` (summing ``weights`` if given): a ``scatter-add``
+    into zeros, larger values dropped (SPEC IDX-26).  ``length`` must be
+    static; without it ``x`` must be concrete."""
+    x = util.ensure_arraylike("bincount", x)
+    if _aval(x).dtype == np.bool_:
+        x = lax.convert_element_type(x, np.int32)
+    if not dtypes.issubdtype(_aval(x).dtype, np.integer):
+        raise TypeError("x argument to bincount must have an integer type; got "
+                        f"{_aval(x).dtype}")
+    if _aval(x).ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = core.concrete_or_error(
+        operator.index, minlength,
+        "The error occurred because of argument 'minlength' of jnp.bincount.")
+    if length is None:
+        host = core.concrete_or_error(
+            np.asarray, x, "The error occurred because of argument 'x' of jnp.bincount. "
+            "To avoid this error, pass a static `length` argument.")
+        length = builtins.max(minlength, host.size and int(builtins.max(0, host.max())) + 1)
+    else:
+        length = core.concrete_or_error(
+            operator.index, length,
+            "The error occurred because of argument 'length' of jnp.bincount.")
+    if weights is None:
+        weights = np.array(1, dtype=dtypes.default_int_dtype())
+    elif np.shape(x) != np.shape(weights):
+        raise ValueError("type of weights must match type of x. Got "
+                         f"typeof(x)={_aval(x).str_short()} and "
+                         f"typeof(weights)={_aval(weights).str_short()}")
+    zeros = creation.zeros(length, _aval(weights).dtype)
+    return zeros.at[ufuncs.clip(x, 0)].add(weights, mode="drop")
 
 
 def nonzero(a, *, size=None, fill_value=None):
-    """Indices of the nonzero elements, one array per axis (SPEC NP-46).
+    """Indices of the nonzero elements, one array per axis (SPEC NP-46, IDX-26).
 
     Without ``size`` the count must be concrete; with it the result has
     exactly ``size`` entries, truncated or padded with 0 (or
-    ``fill_value``), which works under ``jit``.
+    ``fill_value``), which works under ``jit``.  The flat positions are
+    ``cumsum(bincount(cumsum(mask), length=size))``: the j-th nonzero sits
+    after every element whose running count is at most j.
     """
-    arr, = _ensure("nonzero", a)
+    arr = util.ensure_arraylike("nonzero", a)
     sh = _aval(arr).shape
     if len(sh) == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "jnp.atleast_1d(scalar).nonzero() instead.")
-    mask = arr if _aval(arr).dtype == np.bool_ else lax.ne(arr, _zero(arr))
+    mask = arr if _aval(arr).dtype == np.bool_ else arr != 0
+    size = core.concrete_or_error(
+        operator.index, reductions.sum(mask) if size is None else size,
+        "The size argument of jnp.nonzero must be statically specified "
+        "to use jnp.nonzero within JAX transformations.")
     int_ = dtypes.default_int_dtype()
-    count = None
-    if size is None or fill_value is not None:
-        count = lax.reduce_sum(lax.convert_element_type(mask, int_), tuple(range(len(sh))))
-    if size is None:
-        size = core.concrete_or_error(
-            int, count, "The size argument of jnp.nonzero must be statically "
-            "specified to use jnp.nonzero within JAX transformations.")
-    size = operator.index(size)
-    total = math.prod(sh)
-    if total == 0 or size == 0:
+    if math.prod(sh) == 0 or size == 0:
         return tuple(creation.zeros(size, int_) for _ in sh)
-    flat = _nonzero_flat_indices(lax.reshape(mask, (total,)), size, int_)
-    strides = [math.prod(sh[i + 1:]) for i in range(len(sh))]
-    out = tuple(lax.rem(lax.div(flat, np.array(st, int_)), np.array(d, int_))
-                for st, d in zip(strides, sh))
+    flat = reductions.cumsum(bincount(reductions.cumsum(mask), length=size))
+    strides = (np.cumprod(sh[::-1])[::-1] // sh).astype(_aval(flat).dtype)
+    out = tuple((flat // stride) % n for stride, n in zip(strides, sh))
     if fill_value is None:
         return out
     fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(sh)
-    if len(fills) != len(sh) or builtins.any(np.shape(f) != () for f in fills):
+    if builtins.any(np.shape(f) != () for f in fills):
         raise ValueError(f"fill_value must be a scalar or a tuple of length {len(sh)}; "
                          f"got {fill_value}")
-    padding = lax.ge(lax.iota(int_, size), count)
+    padding = creation.arange(size) >= reductions.sum(mask)
     return tuple(where(padding, f, o) for f, o in zip(fills, out))
-
-
-def _nonzero_flat_indices(mask, size, int_):
-    """Flat index of the j-th nonzero: how many elements precede it, i.e.
-    ``#{i : cumsum(mask)[i] <= j}`` (``total`` past the last one)."""
-    total = _aval(mask).shape[0]
-    running = lax.cumsum(lax.convert_element_type(mask, int_), 0)
-    j = lax.broadcasted_iota(int_, (size, total), 0)
-    before = lax.le(lax.broadcast_in_dim(running, (size, total), (1,)), j)
-    return lax.reduce_sum(lax.convert_element_type(before, int_), (1,))
 
 
 def argwhere(a, *, size=None, fill_value=None):
     """Indices of nonzero elements as an ``(N, a.ndim)`` array."""
-    a, = _ensure("argwhere", a)
-    nd = _aval(a).ndim
-    result = lax.transpose(lax.stack(nonzero(atleast_1d(a), size=size,
-                                             fill_value=fill_value), 0), (1, 0))
-    if nd == 0:
-        return lax.slice_in_dim(result, 0, 0, axis=1)
-    return result
+    a = util.ensure_arraylike("argwhere", a)
+    result = transpose(vstack(nonzero(atleast_1d(a), size=size, fill_value=fill_value)))
+    if _aval(a).ndim == 0:
+        return reshape(result[:0], (_aval(result).shape[0], 0))
+    return reshape(result, (_aval(result).shape[0], _aval(a).ndim))
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
     """Indices of nonzero elements of the flattened ``a``."""
-    a, = _ensure("flatnonzero", a)
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
@@ -1471,7 +1501,7 @@ def _searchsorted_body(a, v, sorter=None, *, side, method):
         raise ValueError("a should be 1-dimensional")
     a, v = util.promote_dtypes(a, v)
     if sorter is not None:
-        a = take(a, sorter)
+        a = a[sorter]
     return _count_before(a, v, side)
 
 
@@ -1532,121 +1562,137 @@ _UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transfo
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False,
            axis=None, *, equal_nan=True, size=None, fill_value=None, sorted=True):
-    """Sorted unique elements (or slices along ``axis``) (SPEC NP-51).
+    """Sorted unique elements (or slices along ``axis``) (SPEC NP-51, IDX-26).
 
-    Built from a stable sort: an element starts a new value where it
-    differs from its predecessor (NaNs are equal when ``equal_nan``).  The
-    input must be concrete unless ``size`` is given; padding repeats the
-    smallest value (or ``fill_value``) and its index, with count 0.
+    A stable lexicographic sort, then a mask of the entries that differ
+    from their predecessor (NaNs are equal when ``equal_nan``); the values
+    are gathered at the mask's ``nonzero`` positions.  The input must be
+    concrete unless ``size`` is given; padding repeats the smallest value
+    (or ``fill_value``) and its index, with count 0.
     """
-    arr, = _ensure("unique", ar)
+    arr = util.ensure_arraylike("unique", ar)
     if size is None:
         arr = core.concrete_or_error(
             None, arr, "The error arose for the first argument of jnp.unique(). "
             + _UNIQUE_SIZE_HINT)
-    in_shape, flat = _aval(arr).shape, axis is None
-    if flat:
-        arr, axis = ravel(arr), 0
-    axis = _canonicalize_axis(axis, _aval(arr).ndim)
-    moved = moveaxis(arr, axis, 0)
-    n, *rest = _aval(moved).shape
-    if n == 0 and size and fill_value is None:
+    else:
+        size = core.concrete_or_error(
+            operator.index, size, "The error arose for the size argument of "
+            "jnp.unique(). " + _UNIQUE_SIZE_HINT)
+    arr_shape = _aval(arr).shape
+    if axis is None:
+        axis_int, arr = 0, ravel(arr)
+    else:
+        axis_int = _canonicalize_axis(axis, _aval(arr).ndim)
+    result = _unique(arr, axis_int, return_index, return_inverse, return_counts,
+                     equal_nan=equal_nan, size=size, fill_value=fill_value)
+    if return_inverse and axis is None:
+        # NumPy 2: the inverse of a flattened unique has the input's shape.
+        i = 2 if return_index else 1
+        result = (*result[:i], reshape(result[i], arr_shape), *result[i + 1:])
+    return result
+
+
+@jit(static_argnames=("axis", "equal_nan"))
+def _unique_sorted_mask(ar, axis, equal_nan):
+    """The entries along ``axis`` sorted (lexicographically), the mask of
+    those that start a new value, and the sorting permutation."""
+    aux = moveaxis(ar, axis, 0)
+    if dtypes.issubdtype(_aval(aux).dtype, np.complexfloating):
+        # Any NaN component makes one NaN value, as in NumPy.
+        aux = where(ufuncs.isnan(aux), util._const(aux, np.nan), aux)
+    size, *rest = _aval(aux).shape
+    if math.prod(rest) == 0:
+        size, perm = 1, creation.zeros(1, dtype=dtypes.default_int_dtype())
+    else:
+        perm = lexsort(reshape(aux, (size, math.prod(rest))).T[::-1])
+    aux = aux[perm]
+    if not _aval(aux).size:
+        return aux, creation.zeros(size, dtype=bool), perm
+    if dtypes.issubdtype(_aval(aux).dtype, np.inexact) and equal_nan:
+        def neq(x, y):
+            return lax.ne(x, y) & ~(ufuncs.isnan(x) & ufuncs.isnan(y))
+    else:
+        neq = lax.ne
+    first = creation.ones(size, dtype=bool)   # (made first, as JAX orders it)
+    differs = reductions.any(neq(aux[1:], aux[:-1]), tuple(range(1, _aval(aux).ndim)))
+    return aux, first.at[1:].set(differs), perm
+
+
+def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
+            equal_nan=True, size=None, fill_value=None):
+    axis = _canonicalize_axis(axis, _aval(ar).ndim)
+    if _aval(ar).shape[axis] == 0 and size and fill_value is None:
         raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
                          "fill_value must be specified")
-    rows = lax.reshape(moved, (n, math.prod(rest)))
-    parts = _unique_rows(rows, equal_nan, size, fill_value)
-    values = lax.reshape(parts["values"], (_aval(parts["values"]).shape[0], *rest))
-    out = [moveaxis(values, 0, axis)]
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    if size is None:
+        ind = core.concrete_or_error(None, mask, "The error arose in jnp.unique(). "
+                                     + _UNIQUE_SIZE_HINT)
+    else:
+        ind = nonzero(mask, size=size)[0]
+    result = aux[ind] if _aval(aux).size else aux
+    if size is not None and fill_value is not None:
+        fill = astype(creation.asarray(fill_value), _aval(result).dtype)
+        if _aval(result).shape[0]:
+            valid = lax.expand_dims(creation.arange(size) < reductions.sum(mask),
+                                    tuple(range(1, _aval(result).ndim)))
+            result = where(valid, result, fill)
+        else:
+            result = lax.full_like(result, fill, shape=(size, *_aval(result).shape[1:]))
+    out = [moveaxis(result, 0, axis)]
+    int_ = dtypes.default_int_dtype()
     if return_index:
-        out.append(parts["index"])
+        out.append(perm[ind] if _aval(aux).size else perm)
     if return_inverse:
-        # NumPy 2: the inverse of a flattened unique has the input's shape.
-        inv = parts["inverse"]
-        out.append(lax.reshape(inv, in_shape) if flat else inv)
+        if _aval(aux).size:
+            imask = reductions.cumsum(mask) - 1
+            out.append(creation.zeros(_aval(mask).shape, dtype=int_).at[perm].set(imask))
+        else:
+            out.append(creation.zeros(_aval(ar).shape[axis], dtype=int_))
     if return_counts:
-        out.append(parts["counts"])
+        out.append(_unique_counts(mask, size, _aval(aux).size, _aval(ar).shape[axis]))
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _unique_rows(rows, equal_nan, size, fill_value):
-    """Unique rows of an (n, m) array, their first indices, the inverse map
-    and the counts, padded or cut to ``size``."""
+def _unique_counts(mask, size, aux_size, axis_size):
+    """Run lengths: differences of the run starts (and the total length)."""
     int_ = dtypes.default_int_dtype()
-    n, m = _aval(rows).shape
-    if n == 0:
-        empty = creation.zeros((0,), int_)
-        values = rows if not size else creation.full((size, m), fill_value,
-                                                      _aval(rows).dtype)
-        return {"values": values, "index": empty, "inverse": empty, "counts": empty}
-    cols = [lax.index_in_dim(rows, j, 1, keepdims=False) for j in range(m)]
-    if m:
-        *sorted_cols, perm = lax.sort((*cols, lax.iota(int_, n)), 0, num_keys=m)
-    else:
-        sorted_cols, perm = [], lax.iota(int_, n)
-    starts = _new_value_mask(sorted_cols, n, equal_nan)
-    count = lax.reduce_sum(lax.convert_element_type(starts, int_), (0,))
-    if size is None:
-        size = int(count)
-    size = operator.index(size)
-    # Sorted positions where each value starts; padding positions read n.
-    first = _nonzero_flat_indices(starts, size + 1, int_)
-    pos = lax.slice_in_dim(first, 0, size)
-    valid = lax.lt(pos, np.array(n, int_))
-    pos = lax.select(valid, pos, creation.zeros((size,), int_))
-    sorted_rows = lax.stack(sorted_cols, 1) if m else rows
-    values = _onehot_take(sorted_rows, pos, 0)
-    if fill_value is not None:
-        fill = lax.broadcast_in_dim(lax.convert_element_type(fill_value, _aval(rows).dtype),
-                                    (size, m), ())
-        values = lax.select(lax.broadcast_in_dim(valid, (size, m), (0,)), values, fill)
-    # Each sorted element's value number, put back in input order by sorting
-    # on the permutation.
-    group = lax.sub(lax.cumsum(lax.convert_element_type(starts, int_), 0), np.array(1, int_))
-    _, inverse = lax.sort_key_val(perm, group, 0)
-    return {"values": values, "index": _onehot_take(perm, pos, 0), "inverse": inverse,
-            "counts": lax.sub(lax.slice_in_dim(first, 1, size + 1),
-                              lax.slice_in_dim(first, 0, size))}
-
-
-def _new_value_mask(sorted_cols, n, equal_nan):
-    """True where a sorted row differs from the previous one (and at 0)."""
-    first = lax.broadcast_in_dim(np.array(True), (1,), ())
-    if n <= 1:
-        return lax.broadcast_in_dim(np.array(True), (n,), ())
-    differs = None
-    for col in sorted_cols:
-        cur, prev = lax.slice_in_dim(col, 1, n), lax.slice_in_dim(col, 0, n - 1)
-        d = lax.ne(cur, prev)
-        if equal_nan and dtypes.issubdtype(_aval(col).dtype, np.inexact):
-            d = lax.bitwise_and(d, lax.bitwise_not(lax.bitwise_and(
-                lax.ne(cur, cur), lax.ne(prev, prev))))
-        differs = d if differs is None else lax.bitwise_or(differs, d)
-    if differs is None:
-        differs = lax.broadcast_in_dim(np.array(False), (n - 1,), ())
-    return lax.concatenate([first, differs], 0)
+    if aux_size:
+        n = _aval(mask).size
+        if size is None:
+            idx = append(nonzero(mask)[0], n)
+        else:
+            idx = nonzero(mask, size=size + 1)[0]
+            idx = idx.at[1:].set(where(idx[1:], idx[1:], n))
+        return diff(idx)
+    if axis_size:
+        return creation.full((1,), axis_size, dtype=int_)
+    return creation.empty(0, dtype=int_)
 
 
 def unique_values(x, /, *, size=None, fill_value=None):
     """Array-API: the sorted unique values of ``x``."""
-    return unique(x, size=size, fill_value=fill_value)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
     """Array-API: unique values and their counts."""
-    return UniqueCountsResult(*unique(x, return_counts=True, size=size,
-                                      fill_value=fill_value))
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False,
+                                      size=size, fill_value=fill_value))
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
     """Array-API: unique values and the inverse map (shaped like ``x``)."""
-    return UniqueInverseResult(*unique(x, return_inverse=True, size=size,
-                                       fill_value=fill_value))
+    return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False,
+                                       size=size, fill_value=fill_value))
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
     """Array-API: values, first indices, inverse map and counts."""
     return UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
-                                   return_counts=True, size=size, fill_value=fill_value))
+                                   return_counts=True, equal_nan=False, size=size,
+                                   fill_value=fill_value))
 
 
 # ---------------------------------------------------------------------------
@@ -2249,7 +2295,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 
 def indices(dimensions, dtype=None, sparse=False):
-    """Index grids over ``dimensions``: stacked, or a tuple when ``sparse``."""
+    """Index grids over ``dimensions``: stacked, or a tuple when ``sparse``
+    (one ``iota`` broadcast per axis)."""
     dt = dtypes.default_int_dtype() if dtype is None else dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(dtype, "indices"))
     dimensions = tuple(operator.index(d) for d in dimensions)
@@ -2260,6 +2307,261 @@ def indices(dimensions, dtype=None, sparse=False):
     if sparse:
         return tuple(out)
     return stack(out, 0) if out else creation.zeros((0,), dt)
+
+
+_index_grids = indices   # for functions whose ``indices`` argument shadows it
+
+
+# ---------------------------------------------------------------------------
+# Index helpers and functional puts (SPEC IDX-27, IDX-28)
+# ---------------------------------------------------------------------------
+
+def ix_(*args):
+    """Open-mesh index arrays: the i-th 1-d argument reshaped to lie along
+    axis i, so ``x[jnp.ix_(rows, cols)]`` picks a cross product."""
+    util.check_arraylike("ix", *args)
+    args = [creation.asarray(a) for a in args]
+    out = []
+    for i, a in enumerate(args):
+        if _aval(a).ndim != 1:
+            raise ValueError("Arguments to jax.numpy.ix_ must be 1-dimensional, got "
+                             f"shape {_aval(a).shape}")
+        if _aval(a).dtype == np.bool_:
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not "
+                                      "implemented")
+        shape_ = [1] * len(args)
+        shape_[i] = _aval(a).shape[0]
+        if _aval(a).size == 0:
+            # NumPy gives empty index arrays an integer dtype.
+            out.append(lax.full(shape_, np.zeros((), np.intp)))
+        else:
+            out.append(lax.broadcast_in_dim(a, tuple(shape_), (i,)))
+    return tuple(out)
+
+
+def unravel_index(indices, shape):
+    """The multi-index of each flat index into ``shape`` (C order); out of
+    range flat indices clamp to the first or last position."""
+    idx = util.ensure_arraylike("unravel_index", indices)
+    try:
+        shape = list(shape)
+    except TypeError:
+        shape = [shape]
+    if builtins.any(np.ndim(s) != 0 for s in shape):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    out = [0] * len(shape)
+    for i, s in reversed(list(enumerate(shape))):
+        idx, out[i] = ufuncs.divmod(idx, s)
+    oob_pos = idx > 0
+    if dtypes.issubdtype(_aval(idx).dtype, np.unsignedinteger):
+        oob_neg = creation.asarray(False)
+    else:
+        oob_neg = idx < -1
+    return tuple(where(oob_pos, s - 1, where(oob_neg, 0, i)) for s, i in zip(shape, out))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of the multi-index ``multi_index`` into ``dims``;
+    ``mode`` 'raise' (concrete indices only), 'wrap', 'clip' or 'ignore'."""
+    if len(multi_index) != len(dims):
+        raise ValueError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
+    dims = tuple(core.concrete_or_error(operator.index, d, "in `dims` argument of "
+                                        "ravel_multi_index().") for d in dims)
+    util.check_arraylike("ravel_multi_index", *multi_index)
+    arrays = [creation.asarray(i) for i in multi_index]
+    for index in arrays:
+        if mode == "raise":
+            core.concrete_or_error(
+                None, index, "The error occurred because ravel_multi_index was "
+                "jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' instead.")
+        if not dtypes.issubdtype(_aval(index).dtype, np.integer):
+            raise TypeError("only int indices permitted")
+    if mode == "raise":
+        if builtins.any(np.any((np.asarray(i) < 0) | (np.asarray(i) >= d))
+                        for i, d in zip(arrays, dims)):
+            raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        arrays = [ufuncs.clip(i, 0, d - 1) for i, d in zip(arrays, dims)]
+    elif mode == "wrap":
+        arrays = [i % d for i, d in zip(arrays, dims)]
+    elif mode != "ignore":
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', "
+                         "or 'ignore'.")
+    if order == "F":
+        strides = np.cumprod((1,) + dims[:-1])
+    elif order == "C":
+        strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+    else:
+        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    result = creation.array(0, dtype=dtypes.default_int_dtype())
+    for i, s in zip(arrays, strides):
+        result = result + astype(i, dtypes.default_int_dtype()) * int(s)
+    return result
+
+
+def diag_indices(n, ndim=2):
+    """``ndim`` copies of ``arange(n)``: the indices of a main diagonal."""
+    n = core.concrete_or_error(operator.index, n, "'n' argument of jnp.diag_indices()")
+    ndim = core.concrete_or_error(operator.index, ndim,
+                                  "'ndim' argument of jnp.diag_indices()")
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    dt = _index_dtype_for_dim(n)
+    if dt == np.int32:
+        dt = dtypes.default_int_dtype()
+    return (lax.iota(dt, n),) * ndim
+
+
+def diag_indices_from(arr):
+    """``diag_indices`` for a square ``arr`` (every axis the same length)."""
+    arr = util.ensure_arraylike("diag_indices_from", arr)
+    sh = _aval(arr).shape
+    if len(sh) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(sh)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(sh[0], ndim=len(sh))
+
+
+def _triu_size(n, m, k):
+    """How many entries of an (n, m) matrix lie on or above diagonal k."""
+    if k < 0:
+        return n * m - _triu_size(m, n, 1 - k)
+    if k >= m:
+        return 0
+    mk = builtins.min(n, m - k)
+    return mk * (mk + 1) // 2 + mk * (m - k - mk)
+
+
+def _tri_args(fun, n, k, m):
+    n = core.concrete_or_error(operator.index, n, f"n argument of jnp.{fun}")
+    k = core.concrete_or_error(operator.index, k, f"k argument of jnp.{fun}")
+    if m is not None:
+        m = core.concrete_or_error(operator.index, m, f"m argument of jnp.{fun}")
+    return n, k, n if m is None else m
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle (from diagonal ``k``) of
+    an (n, m) matrix: ``nonzero`` of ``triu(ones)`` with a static size."""
+    n, k, m = _tri_args("triu_indices", n, k, m)
+    return nonzero(triu(creation.ones((n, m)), k=k), size=_triu_size(n, m, k))
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle (up to diagonal ``k``)."""
+    n, k, m = _tri_args("triu_indices", n, k, m)   # JAX names triu here too
+    return nonzero(tril(creation.ones((n, m)), k=k), size=_triu_size(m, n, -k))
+
+
+def _shape_of_2d(fun, arr):
+    if not hasattr(arr, "shape"):
+        arr = util.ensure_arraylike(fun, arr)
+    if len(arr.shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return arr.shape
+
+
+def triu_indices_from(arr, k=0):
+    """``triu_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _shape_of_2d("triu_indices_from", arr)
+    return triu_indices(n, k=k, m=m)
+
+
+def tril_indices_from(arr, k=0):
+    """``tril_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _shape_of_2d("tril_indices_from", arr)
+    return tril_indices(n, k=k, m=m)
+
+
+def _tile_to_size(arr, size):
+    """The 1-d ``arr`` repeated and cut to exactly ``size`` entries."""
+    n = _aval(arr).size
+    if n < size:
+        arr = tile(arr, int(np.ceil(size / n)))
+    return arr[:size] if _aval(arr).size > size else arr
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """``a`` with the flat positions ``ind`` set to ``v`` (repeated to fit),
+    returned as a new array; ``inplace=True`` (NumPy's only behaviour)
+    raises (SPEC IDX-28).  ``mode``: None drops out-of-range indices,
+    'clip' clamps, 'wrap' wraps, 'raise' is not supported."""
+    if inplace:
+        raise ValueError(
+            "jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+            "immutable. Pass inplace=False to instead return an updated array.")
+    arr, ind, _ = util.ensure_arraylike("put", a, ind, v)
+    ind = ravel(ind)
+    values = ravel(v)
+    n = _aval(arr).size
+    if not n or not _aval(ind).size or not _aval(values).size:
+        return arr
+    values = _tile_to_size(values, _aval(ind).size)
+    if mode is None:
+        scatter_mode = "drop"
+    elif mode == "clip":
+        ind, scatter_mode = ufuncs.clip(ind, 0, n - 1), "promise_in_bounds"
+    elif mode == "wrap":
+        ind, scatter_mode = ind % n, "promise_in_bounds"
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    else:
+        raise ValueError(f"mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
+    return arr.at[unravel_index(ind, _aval(arr).shape)].set(values, mode=scatter_mode)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """``arr`` with the entries where ``mask`` holds replaced, in order, by
+    ``vals`` (repeated to fit), as a new array (SPEC IDX-28)."""
+    data, mask, vals = util.ensure_arraylike("place", arr, mask, vals)
+    vals = ravel(vals)
+    if inplace:
+        raise ValueError(
+            "jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
+            "immutable. Pass inplace=False to instead return an updated array.")
+    if _aval(data).size != _aval(mask).size:
+        raise ValueError("place: arr and mask must be the same size")
+    if not _aval(vals).size:
+        raise ValueError("Cannot place values from an empty array")
+    if not _aval(data).size:
+        return data
+    n = _aval(mask).size
+    positions = where(ravel(mask), size=n, fill_value=n)[0]
+    vals = _tile_to_size(vals, _aval(positions).shape[0])
+    return reshape(ravel(data).at[positions].set(vals, mode="drop"), _aval(data).shape)
+
+
+@jit(static_argnames=("axis", "inplace", "mode"))
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """The functional form of ``np.put_along_axis``: ``values`` written where
+    ``take_along_axis`` would read (SPEC IDX-28)."""
+    if inplace:
+        raise ValueError(
+            "jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+            "arrays are immutable. Pass inplace=False to instead return an updated "
+            "array.")
+    arr, indices, values = util.ensure_arraylike("put_along_axis", arr, indices, values)
+    original_shape, original_axis = _aval(arr).shape, axis
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    if _aval(arr).ndim != _aval(indices).ndim:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same "
+                         f"ndim. Got arr.ndim={_aval(arr).ndim} and "
+                         f"indices.ndim={_aval(indices).ndim}.")
+    try:
+        values = util._broadcast_to(values, _aval(indices).shape)
+    except ValueError:
+        raise ValueError("put_along_axis argument 'values' must be broadcastable to "
+                         f"'indices'. Got values.shape={_aval(values).shape} and "
+                         f"indices.shape={_aval(indices).shape}.") from None
+    axis = _canonicalize_axis(axis, _aval(arr).ndim)
+    idx = list(_index_grids(_aval(arr).shape, sparse=True))
+    idx[axis] = indices
+    result = arr.at[tuple(idx)].set(values, mode=mode)
+    return reshape(result, original_shape) if original_axis is None else result
 
 
 # ---------------------------------------------------------------------------
