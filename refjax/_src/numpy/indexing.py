@@ -354,6 +354,12 @@ def _static_slice(arr, shape, plan):
         (lo, hi) == (0, n) for lo, hi, n in zip(plan.starts, plan.limits, shape))
     if not trivial:
         out = lax.slice(out, plan.starts, plan.limits, plan.strides)
+    return _reverse_squeeze_expand(out, plan)
+
+
+def _reverse_squeeze_expand(out, plan):
+    """The steps after a (dynamic) slice: reverse negative-step axes, drop
+    integer-indexed axes, insert ``None`` axes -- in JAX's order."""
     if plan.rev_axes:
         out = lax.rev(out, plan.rev_axes)
     if plan.squeeze_axes:
@@ -429,13 +435,7 @@ def _dynamic_slice(arr, plan, normalize_indices):
     if not plan.trivial:
         out = slicing.dynamic_slice(arr, plan.starts, plan.sizes,
                                     allow_negative_indices=normalize_indices)
-    if plan.rev_axes:
-        out = lax.rev(out, plan.rev_axes)
-    if plan.squeeze_axes:
-        out = lax.squeeze(out, plan.squeeze_axes)
-    if plan.newaxis_dims:
-        out = lax.expand_dims(out, plan.newaxis_dims)
-    return out
+    return _reverse_squeeze_expand(out, plan)
 
 
 # -- gather (SPEC IDX-3, IDX-4) ----------------------------------------------
