@@ -491,3 +491,493 @@ def test_inline_jit_records_inner_equations(jax, jnp):
         "    b:f32[] = mul a 2.0:f32[]\n"
         "    c:f32[] = add b 1.0:f32[]\n"
         "  in (c,) }")
+
+
+# ---------------------------------------------------------------------------
+# Programs whose jaxprs hold custom_jvp calls and stop_gradient (SPEC AD-70,
+# AD-73 .. AD-76)
+# ---------------------------------------------------------------------------
+
+def ad_cases(jax, jnp):
+    """(name, fun, args) for programs that JAX writes with ``custom_jvp``
+    functions or ``stop_gradient``."""
+    import importlib
+    special = importlib.import_module(jax.__name__ + ".scipy.special")
+    nn = jax.nn
+    f32 = lambda *s: jnp.ones(s, jnp.float32)  # noqa: E731
+    return [
+        ("relu", nn.relu, (f32(),)),
+        ("relu_vector", nn.relu, (f32(3),)),
+        ("relu6", nn.relu6, (f32(),)),
+        ("hard_sigmoid", nn.hard_sigmoid, (f32(),)),
+        ("sinc", jnp.sinc, (f32(),)),
+        ("logaddexp", jnp.logaddexp, (f32(), f32())),
+        ("logaddexp_python_scalar", lambda a: jnp.logaddexp(a, 1), (f32(),)),
+        ("softplus", nn.softplus, (f32(),)),
+        ("log_sigmoid", nn.log_sigmoid, (f32(),)),
+        ("logit", special.logit, (f32(),)),
+        ("xlogy", special.xlogy, (f32(), f32())),
+        ("xlog1py", special.xlog1py, (f32(), f32())),
+        ("entr", special.entr, (f32(),)),
+        ("softmax", nn.softmax, (f32(3),)),
+        ("softmax_where", lambda a: nn.softmax(a, where=a > 1), (f32(3),)),
+        ("log_softmax", nn.log_softmax, (f32(3),)),
+        ("logsumexp", nn.logsumexp, (f32(3),)),
+        ("logsumexp_b", lambda a: special.logsumexp(a, b=a), (f32(3),)),
+        ("logaddexp_reduce", jnp.logaddexp.reduce, (f32(3),)),
+    ]
+
+
+# The clause each ``ad_cases`` program illustrates.
+AD_CASE_CLAUSES = {
+    "relu": "AD-70", "relu_vector": "AD-70", "relu6": "AD-70", "hard_sigmoid": "AD-70",
+    "sinc": "AD-73",
+    "logaddexp": "AD-74", "logaddexp_python_scalar": "AD-74", "softplus": "AD-74",
+    "log_sigmoid": "AD-74",
+    "logit": "AD-75", "xlogy": "AD-75", "xlog1py": "AD-75", "entr": "AD-75",
+    "softmax": "AD-76", "softmax_where": "AD-76", "log_softmax": "AD-76",
+    "logsumexp": "AD-76", "logsumexp_b": "AD-76", "logaddexp_reduce": "AD-76",
+}
+
+# What JAX 0.10.2 printed for each ``ad_cases`` program (observed, not computed here).
+AD_EXPECTED = {
+    'relu': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = custom_jvp_call[\n"
+        "      name=relu\n"
+        "      call_jaxpr={ lambda ; c:f32[]. let\n"
+        "          d:f32[] = jit[\n"
+        "            name=relu\n"
+        "            jaxpr={ lambda ; c:f32[]. let d:f32[] = max c 0.0:f32[] in (d,) }\n"
+        "          ] c\n"
+        "        in (d,) }\n"
+        "      jvp=jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'relu_vector': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = custom_jvp_call[\n"
+        "      name=relu\n"
+        "      call_jaxpr={ lambda ; c:f32[3]. let\n"
+        "          d:f32[3] = jit[\n"
+        "            name=relu\n"
+        "            jaxpr={ lambda ; c:f32[3]. let d:f32[3] = max c 0.0:f32[] in (d,) }\n"
+        "          ] c\n"
+        "        in (d,) }\n"
+        "      jvp=jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'relu6': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = custom_jvp_call[\n"
+        "      name=relu6\n"
+        "      call_jaxpr={ lambda ; c:f32[]. let\n"
+        "          d:f32[] = jit[\n"
+        "            name=relu6\n"
+        "            jaxpr={ lambda ; c:f32[]. let\n"
+        "                e:f32[] = max c 0.0:f32[]\n"
+        "                d:f32[] = min e 6.0:f32[]\n"
+        "              in (d,) }\n"
+        "          ] c\n"
+        "        in (d,) }\n"
+        "      jvp=jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'hard_sigmoid': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=hard_sigmoid\n"
+        "      jaxpr={ lambda ; a:f32[]. let\n"
+        "          c:f32[] = add a 3.0:f32[]\n"
+        "          d:f32[] = custom_jvp_call[\n"
+        "            name=relu6\n"
+        "            call_jaxpr={ lambda ; e:f32[]. let\n"
+        "                f:f32[] = jit[\n"
+        "                  name=relu6\n"
+        "                  jaxpr={ lambda ; e:f32[]. let\n"
+        "                      g:f32[] = max e 0.0:f32[]\n"
+        "                      f:f32[] = min g 6.0:f32[]\n"
+        "                    in (f,) }\n"
+        "                ] e\n"
+        "              in (f,) }\n"
+        "            jvp=jvp\n"
+        "            symbolic_zeros=False\n"
+        "          ] c\n"
+        "          b:f32[] = div d 6.0:f32[]\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'sinc': (
+        "let _where = { lambda ; a:bool[] b:f32[] c:f32[]. let\n"
+        "    d:f32[] = select_n a c b\n"
+        "  in (d,) } in\n"
+        "{ lambda ; e:f32[]. let\n"
+        "    f:f32[] = jit[\n"
+        "      name=sinc\n"
+        "      jaxpr={ lambda ; e:f32[]. let\n"
+        "          g:bool[] = eq e 0.0:f32[]\n"
+        "          h:f32[] = mul 3.1415927410125732:f32[] e\n"
+        "          i:f32[] = jit[name=_where jaxpr=_where] g 1.0:f32[] h\n"
+        "          j:f32[] = custom_jvp_call[\n"
+        "            name=_sinc_maclaurin\n"
+        "            call_jaxpr={ lambda ; k:f32[]. let\n"
+        "                l:f32[] = mul k 0.0:f32[]\n"
+        "                m:f32[] = add l 1.0:f32[]\n"
+        "              in (m,) }\n"
+        "            jvp=_sinc_maclaurin_jvp\n"
+        "            symbolic_zeros=False\n"
+        "          ] h\n"
+        "          n:f32[] = sin i\n"
+        "          o:f32[] = div n i\n"
+        "          f:f32[] = jit[name=_where jaxpr=_where] g j o\n"
+        "        in (f,) }\n"
+        "    ] e\n"
+        "  in (f,) }"
+    ),
+    'logaddexp': (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = custom_jvp_call[\n"
+        "      name=logaddexp\n"
+        "      call_jaxpr={ lambda ; d:f32[] e:f32[]. let\n"
+        "          f:f32[] = max d e\n"
+        "          g:f32[] = sub d e\n"
+        "          h:bool[] = ne g g\n"
+        "          i:f32[] = add d e\n"
+        "          j:f32[] = abs g\n"
+        "          k:f32[] = neg j\n"
+        "          l:f32[] = exp k\n"
+        "          m:f32[] = log1p l\n"
+        "          n:f32[] = add f m\n"
+        "          o:f32[] = select_n h n i\n"
+        "        in (o,) }\n"
+        "      jvp=_logaddexp_jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a b\n"
+        "  in (c,) }"
+    ),
+    'logaddexp_python_scalar': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = custom_jvp_call[\n"
+        "      name=logaddexp\n"
+        "      call_jaxpr={ lambda ; c:f32[] d:f32[]. let\n"
+        "          e:f32[] = max c d\n"
+        "          f:f32[] = sub c d\n"
+        "          g:bool[] = ne f f\n"
+        "          h:f32[] = add c d\n"
+        "          i:f32[] = abs f\n"
+        "          j:f32[] = neg i\n"
+        "          k:f32[] = exp j\n"
+        "          l:f32[] = log1p k\n"
+        "          m:f32[] = add e l\n"
+        "          n:f32[] = select_n g m h\n"
+        "        in (n,) }\n"
+        "      jvp=_logaddexp_jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a 1.0:f32[]\n"
+        "  in (b,) }"
+    ),
+    'softplus': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=softplus\n"
+        "      jaxpr={ lambda ; a:f32[]. let\n"
+        "          b:f32[] = custom_jvp_call[\n"
+        "            name=logaddexp\n"
+        "            call_jaxpr={ lambda ; c:f32[] d:f32[]. let\n"
+        "                e:f32[] = max c d\n"
+        "                f:f32[] = sub c d\n"
+        "                g:bool[] = ne f f\n"
+        "                h:f32[] = add c d\n"
+        "                i:f32[] = abs f\n"
+        "                j:f32[] = neg i\n"
+        "                k:f32[] = exp j\n"
+        "                l:f32[] = log1p k\n"
+        "                m:f32[] = add e l\n"
+        "                n:f32[] = select_n g m h\n"
+        "              in (n,) }\n"
+        "            jvp=_logaddexp_jvp\n"
+        "            symbolic_zeros=False\n"
+        "          ] a 0.0:f32[]\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'log_sigmoid': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=log_sigmoid\n"
+        "      jaxpr={ lambda ; a:f32[]. let\n"
+        "          c:f32[] = neg a\n"
+        "          d:f32[] = jit[\n"
+        "            name=softplus\n"
+        "            jaxpr={ lambda ; c:f32[]. let\n"
+        "                d:f32[] = custom_jvp_call[\n"
+        "                  name=logaddexp\n"
+        "                  call_jaxpr={ lambda ; e:f32[] f:f32[]. let\n"
+        "                      g:f32[] = max e f\n"
+        "                      h:f32[] = sub e f\n"
+        "                      i:bool[] = ne h h\n"
+        "                      j:f32[] = add e f\n"
+        "                      k:f32[] = abs h\n"
+        "                      l:f32[] = neg k\n"
+        "                      m:f32[] = exp l\n"
+        "                      n:f32[] = log1p m\n"
+        "                      o:f32[] = add g n\n"
+        "                      p:f32[] = select_n i o j\n"
+        "                    in (p,) }\n"
+        "                  jvp=_logaddexp_jvp\n"
+        "                  symbolic_zeros=False\n"
+        "                ] c 0.0:f32[]\n"
+        "              in (d,) }\n"
+        "          ] c\n"
+        "          b:f32[] = neg d\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'logit': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = custom_jvp_call[\n"
+        "      name=logit\n"
+        "      call_jaxpr={ lambda ; c:f32[]. let\n"
+        "          d:f32[] = sub 1.0:f32[] c\n"
+        "          e:f32[] = div c d\n"
+        "          f:f32[] = log e\n"
+        "        in (f,) }\n"
+        "      jvp=jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'xlogy': (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = custom_jvp_call[\n"
+        "      name=xlogy\n"
+        "      call_jaxpr={ lambda ; d:f32[] e:f32[]. let\n"
+        "          f:bool[] = ne d 0.0:f32[]\n"
+        "          g:bool[] = ne e e\n"
+        "          h:bool[] = or f g\n"
+        "          i:f32[] = log e\n"
+        "          j:f32[] = mul d i\n"
+        "          k:f32[] = jit[\n"
+        "            name=_where\n"
+        "            jaxpr={ lambda ; h:bool[] j:f32[] l:f32[]. let\n"
+        "                k:f32[] = select_n h l j\n"
+        "              in (k,) }\n"
+        "          ] h j 0.0:f32[]\n"
+        "        in (k,) }\n"
+        "      jvp=_xlogy_jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a b\n"
+        "  in (c,) }"
+    ),
+    'xlog1py': (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = custom_jvp_call[\n"
+        "      name=xlog1py\n"
+        "      call_jaxpr={ lambda ; d:f32[] e:f32[]. let\n"
+        "          f:bool[] = ne d 0.0:f32[]\n"
+        "          g:bool[] = ne e e\n"
+        "          h:bool[] = or f g\n"
+        "          i:f32[] = log1p e\n"
+        "          j:f32[] = mul d i\n"
+        "          k:f32[] = jit[\n"
+        "            name=_where\n"
+        "            jaxpr={ lambda ; h:bool[] j:f32[] l:f32[]. let\n"
+        "                k:f32[] = select_n h l j\n"
+        "              in (k,) }\n"
+        "          ] h j 0.0:f32[]\n"
+        "        in (k,) }\n"
+        "      jvp=_xlog1py_jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a b\n"
+        "  in (c,) }"
+    ),
+    'entr': (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:bool[] = lt a 0.0:f32[]\n"
+        "    c:f32[] = custom_jvp_call[\n"
+        "      name=_xlogx\n"
+        "      call_jaxpr={ lambda ; d:f32[]. let\n"
+        "          e:f32[] = custom_jvp_call[\n"
+        "            name=xlogy\n"
+        "            call_jaxpr={ lambda ; f:f32[] g:f32[]. let\n"
+        "                h:bool[] = ne f 0.0:f32[]\n"
+        "                i:bool[] = ne g g\n"
+        "                j:bool[] = or h i\n"
+        "                k:f32[] = log g\n"
+        "                l:f32[] = mul f k\n"
+        "                m:f32[] = jit[\n"
+        "                  name=_where\n"
+        "                  jaxpr={ lambda ; j:bool[] l:f32[] n:f32[]. let\n"
+        "                      m:f32[] = select_n j n l\n"
+        "                    in (m,) }\n"
+        "                ] j l 0.0:f32[]\n"
+        "              in (m,) }\n"
+        "            jvp=_xlogy_jvp\n"
+        "            symbolic_zeros=False\n"
+        "          ] d d\n"
+        "        in (e,) }\n"
+        "      jvp=_xlogx_jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a\n"
+        "    o:f32[] = neg c\n"
+        "    p:f32[] = select_n b o -inf:f32[]\n"
+        "  in (p,) }"
+    ),
+    'softmax': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[] = reduce_max[axes=(0,)] a\n"
+        "    c:f32[] = max -inf:f32[] b\n"
+        "    d:f32[1] = broadcast_in_dim c\n"
+        "    e:f32[1] = stop_gradient d\n"
+        "    f:f32[3] = sub a e\n"
+        "    g:f32[3] = exp f\n"
+        "    h:f32[] = reduce_sum[axes=(0,) out_sharding=None] g\n"
+        "    i:f32[1] = broadcast_in_dim h\n"
+        "    j:f32[3] = div g i\n"
+        "  in (j,) }"
+    ),
+    'softmax_where': (
+        "let _where = { lambda ; a:bool[3] b:f32[3] c:f32[]. let\n"
+        "    d:f32[3] = broadcast_in_dim c\n"
+        "    e:f32[3] = select_n a d b\n"
+        "  in (e,) } in\n"
+        "{ lambda ; f:f32[3]. let\n"
+        "    g:bool[3] = gt f 1.0:f32[]\n"
+        "    h:f32[3] = jit[name=_where jaxpr=_where] g f -inf:f32[]\n"
+        "    i:f32[] = reduce_max[axes=(0,)] h\n"
+        "    j:f32[] = max -inf:f32[] i\n"
+        "    k:f32[1] = broadcast_in_dim j\n"
+        "    l:f32[3] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; g:bool[3] f:f32[3] m:f32[]. let\n"
+        "          n:f32[] = convert_element_type[new_dtype=float32 weak_type=False] m\n"
+        "          o:f32[3] = broadcast_in_dim n\n"
+        "          l:f32[3] = select_n g o f\n"
+        "        in (l,) }\n"
+        "    ] g f -inf:f32[]\n"
+        "    p:f32[1] = stop_gradient k\n"
+        "    q:f32[3] = sub l p\n"
+        "    r:f32[3] = exp q\n"
+        "    s:f32[3] = jit[name=_where jaxpr=_where] g r 0.0:f32[]\n"
+        "    t:f32[] = reduce_sum[axes=(0,) out_sharding=None] s\n"
+        "    u:f32[1] = broadcast_in_dim t\n"
+        "    v:f32[3] = div r u\n"
+        "    w:f32[3] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; g:bool[3] v:f32[3] x:i32[]. let\n"
+        "          y:f32[] = convert_element_type[new_dtype=float32 weak_type=False] x\n"
+        "          z:f32[3] = broadcast_in_dim y\n"
+        "          w:f32[3] = select_n g z v\n"
+        "        in (w,) }\n"
+        "    ] g v 0:i32[]\n"
+        "  in (w,) }"
+    ),
+    'log_softmax': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=log_softmax\n"
+        "      jaxpr={ lambda ; a:f32[3]. let\n"
+        "          c:f32[] = reduce_max[axes=(0,)] a\n"
+        "          d:f32[] = max -inf:f32[] c\n"
+        "          e:f32[1] = broadcast_in_dim d\n"
+        "          f:f32[1] = stop_gradient e\n"
+        "          g:f32[3] = sub a f\n"
+        "          h:f32[3] = exp g\n"
+        "          i:f32[] = reduce_sum[axes=(0,) out_sharding=None] h\n"
+        "          j:f32[1] = broadcast_in_dim i\n"
+        "          k:f32[1] = log j\n"
+        "          b:f32[3] = sub g k\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    'logsumexp': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[] = reduce_max[axes=(0,)] a\n"
+        "    c:f32[] = max -inf:f32[] b\n"
+        "    d:bool[] = is_finite c\n"
+        "    e:f32[] = select_n d 0.0:f32[] c\n"
+        "    f:f32[] = stop_gradient e\n"
+        "    g:f32[1] = broadcast_in_dim f\n"
+        "    h:f32[3] = sub a g\n"
+        "    i:f32[3] = exp h\n"
+        "    j:f32[] = reduce_sum[axes=(0,) out_sharding=None] i\n"
+        "    _:f32[] = sign j\n"
+        "    k:f32[] = abs j\n"
+        "    l:f32[] = log k\n"
+        "    m:f32[] = add l f\n"
+        "  in (m,) }"
+    ),
+    'logsumexp_b': (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:bool[3] = ne a 0.0:f32[]\n"
+        "    c:f32[3] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; b:bool[3] a:f32[3] d:f32[]. let\n"
+        "          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "          f:f32[3] = broadcast_in_dim e\n"
+        "          c:f32[3] = select_n b f a\n"
+        "        in (c,) }\n"
+        "    ] b a -inf:f32[]\n"
+        "    g:f32[] = reduce_max[axes=(0,)] c\n"
+        "    h:f32[] = max -inf:f32[] g\n"
+        "    i:bool[] = is_finite h\n"
+        "    j:f32[] = select_n i 0.0:f32[] h\n"
+        "    k:f32[] = stop_gradient j\n"
+        "    l:f32[1] = broadcast_in_dim k\n"
+        "    m:f32[3] = sub c l\n"
+        "    n:f32[3] = exp m\n"
+        "    o:f32[3] = mul n a\n"
+        "    p:f32[] = reduce_sum[axes=(0,) out_sharding=None] o\n"
+        "    q:f32[] = sign p\n"
+        "    r:f32[] = abs p\n"
+        "    s:f32[] = log r\n"
+        "    t:f32[] = add s k\n"
+        "    u:bool[] = lt q 0.0:f32[]\n"
+        "    v:f32[] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; u:bool[] w:f32[] t:f32[]. let\n"
+        "          v:f32[] = select_n u t w\n"
+        "        in (v,) }\n"
+        "    ] u nan:f32[] t\n"
+        "  in (v,) }"
+    ),
+    'logaddexp_reduce': (
+        "let reduce = { lambda ; a:f32[3]. let\n"
+        "    b:f32[] = reduce_max[axes=(0,)] a\n"
+        "    c:f32[] = max -inf:f32[] b\n"
+        "    d:bool[] = is_finite c\n"
+        "    e:f32[] = select_n d 0.0:f32[] c\n"
+        "    f:f32[] = stop_gradient e\n"
+        "    g:f32[1] = broadcast_in_dim f\n"
+        "    h:f32[3] = sub a g\n"
+        "    i:f32[3] = exp h\n"
+        "    j:f32[] = reduce_sum[axes=(0,) out_sharding=None] i\n"
+        "    k:f32[] = log j\n"
+        "    l:f32[] = add k f\n"
+        "  in (l,) } in\n"
+        "{ lambda ; m:f32[3]. let n:f32[] = jit[name=reduce jaxpr=reduce] m in (n,) }"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.spec(clause))
+                                  for name, clause in AD_CASE_CLAUSES.items()])
+def test_ad_jaxpr_text(jax, jnp, name):
+    fun, args = next((f, a) for n, f, a in ad_cases(jax, jnp) if n == name)
+    assert str(jax.make_jaxpr(fun)(*args)) == AD_EXPECTED[name]
+
+
+@pytest.mark.spec("JXP-1")
+def test_every_ad_case_has_expected_text(jax, jnp):
+    names = [c[0] for c in ad_cases(jax, jnp)]
+    assert names == list(AD_EXPECTED) == list(AD_CASE_CLAUSES)

@@ -23,6 +23,18 @@ from refjax._src.api import (  # noqa: F401,E402
     effects_barrier, ensure_compile_time_eval, eval_shape, jit, make_jaxpr,
     typeof,
 )
+from refjax._src.ad_api import (  # noqa: F401,E402
+    grad, hessian, jacfwd, jacrev, jvp, linear_transpose, linearize,
+    value_and_grad, vjp,
+)
+from refjax._src.ad_api import jacrev as jacobian  # noqa: F401,E402
+from refjax._src.custom_derivatives import (  # noqa: F401,E402
+    closure_convert, custom_jvp, custom_vjp,
+)
+from refjax._src.ad_checkpoint import (  # noqa: F401,E402
+    checkpoint, checkpoint_policies, remat,
+)
+from refjax import custom_derivatives, test_util  # noqa: F401,E402
 
 # Context managers that override one option for a `with` block (SPEC CFG-3).
 enable_x64 = _config_module.enable_x64

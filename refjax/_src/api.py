@@ -151,6 +151,27 @@ def _pp_jit(eqn, context):
 jit_p.pp_rule = _pp_jit
 
 
+# Autodiff of a jit call transforms the jaxpr it holds and binds ``jit``
+# again, so the derivative is itself one compiled call (SPEC AD-14).
+
+def _jit_params(params, closed):
+    """``params`` for a ``jit`` of ``closed`` (lengths follow its arity)."""
+    n_in, n_out = len(closed.jaxpr.invars), len(closed.jaxpr.outvars)
+    return dict(params, jaxpr=closed, donated_invars=(False,) * n_in,
+                in_shardings=(UNSPECIFIED,) * n_in,
+                out_shardings=(UNSPECIFIED,) * n_out)
+
+
+def _define_jit_ad_rules():
+    from refjax._src import ad
+    jit_p.jvp = ad.call_jvp(jit_p, _jit_params)
+    jit_p.partial_eval = ad.call_partial_eval(jit_p, _jit_params)
+    jit_p.transpose = ad.call_transpose(jit_p, _jit_params)
+
+
+_define_jit_ad_rules()
+
+
 # ---------------------------------------------------------------------------
 # Executables: a jaxpr flattened into a list of steps over buffer slots
 # ---------------------------------------------------------------------------
@@ -178,8 +199,11 @@ def compile_jaxpr(closed):
             return [v2]
 
     Constants and literals become buffers once, here, bound as names of the
-    program's namespace, so a call does no interpretation work.  The source
-    is kept as ``run.source`` (``Compiled.as_text()`` shows it).
+    program's namespace, so a call does no interpretation work.  An
+    intermediate is deleted (``del v2``) right after the last equation that
+    reads it, so a long program (a backward pass) holds only the buffers it
+    still needs, as XLA frees a buffer after its last use.  The source is
+    kept as ``run.source`` (``Compiled.as_text()`` shows it).
     """
     source, namespace = _program_source(closed)
     exec(compile(source, "<refjax program>", "exec"), namespace)
@@ -207,7 +231,8 @@ def _program_source(closed):
     for v, c in zip(jaxpr.constvars, closed.consts):
         namespace[name_of(v)] = core.to_buffer(c)
     lines = [f"def run({', '.join(name_of(v) for v in jaxpr.invars)}):"]
-    for k, eqn in enumerate(_live_equations(jaxpr)):
+    eqns = _live_equations(jaxpr)
+    for k, (eqn, dead) in enumerate(zip(eqns, _last_reads(jaxpr, eqns))):
         namespace[f"impl{k}"] = eqn.primitive.impl
         args = [name_of(v) for v in eqn.invars]
         if eqn.params:
@@ -217,13 +242,33 @@ def _program_source(closed):
         if not eqn.primitive.multiple_results:
             namespace[f"aval{k}"] = eqn.outvars[0].aval
             lines.append(f"    {name_of(eqn.outvars[0])} = _as_dtype({call}, aval{k})")
-            continue
-        lines.append(f"    out{k} = {call}")
-        for j, v in enumerate(eqn.outvars):
-            namespace[f"aval{k}_{j}"] = v.aval
-            lines.append(f"    {name_of(v)} = _as_dtype(out{k}[{j}], aval{k}_{j})")
+        else:
+            lines.append(f"    out{k} = {call}")
+            for j, v in enumerate(eqn.outvars):
+                namespace[f"aval{k}_{j}"] = v.aval
+                lines.append(f"    {name_of(v)} = _as_dtype(out{k}[{j}], aval{k}_{j})")
+        if dead:
+            lines.append(f"    del {', '.join(name_of(v) for v in dead)}")
     lines.append(f"    return [{', '.join(name_of(v) for v in jaxpr.outvars)}]")
     return "\n".join(lines) + "\n", namespace
+
+
+def _last_reads(jaxpr, eqns):
+    """Per equation of ``eqns``, the intermediates no later equation reads.
+
+    Inputs, constants and outputs are never listed: the caller or the
+    namespace holds them anyway, and outputs are returned."""
+    kept = {*jaxpr.invars, *jaxpr.constvars,
+            *(v for v in jaxpr.outvars if isinstance(v, core.Var))}
+    last = {}  # var -> index of the last equation reading it
+    for k, eqn in enumerate(eqns):
+        for v in eqn.invars:
+            if isinstance(v, core.Var) and v not in kept:
+                last[v] = k
+    dead = [[] for _ in eqns]
+    for v, k in last.items():
+        dead[k].append(v)
+    return dead
 
 
 def _live_equations(jaxpr):

@@ -150,6 +150,7 @@ class Primitive:
         self.impl = None
         self.abstract_eval = None
         self.jvp = None
+        self.partial_eval = None     # for primitives holding jaxprs (AD-4)
         self.transpose = None
         self.batch = None
         self.effectful = False
@@ -412,8 +413,16 @@ class Tracer(Array):
             self._trace, "describe_tracer") else ""
         return "\n" + context if context else ""
 
+    def to_concrete_value(self):
+        """The value, when this trace knows it (a JVP tracer of a concrete
+        primal), else None: ``bool``/``int``/``item`` then work (SPEC AD-61)."""
+        return None
+
     def __bool__(self):
         check_truth_value_size(self.size)
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
         raise errors.TracerBoolConversionError(self)
 
     def _scalar_conversion_error(self, fun_name):
@@ -426,6 +435,9 @@ class Tracer(Array):
             f"`x.astype({fun_name})` or `jnp.array(x, {fun_name})` instead.")
 
     def __int__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
         raise self._scalar_conversion_error("int")
 
     def __float__(self):
@@ -438,6 +450,9 @@ class Tracer(Array):
         if self.ndim or not dtypes.issubdtype(self.dtype, np.integer):
             raise TypeError("Only integer scalar arrays can be converted to a "
                             "scalar index.")
+        value = self.to_concrete_value()
+        if value is not None:
+            return value.__index__()
         raise errors.TracerIntegerConversionError(self)
 
     def __array__(self, dtype=None, copy=None):
@@ -449,6 +464,9 @@ class Tracer(Array):
             f"{self._origin_msg()}")
 
     def item(self, *args):
+        value = self.to_concrete_value()
+        if value is not None:
+            return np.asarray(value).item(*args)
         raise errors.ConcretizationTypeError(
             self, "This occurred in the item() method of jax.Array")
 
@@ -462,6 +480,11 @@ class Tracer(Array):
 
     def __deepcopy__(self, memo):
         return self
+
+
+def concrete_value(x):
+    """``x`` itself if concrete, a tracer's known value, or None."""
+    return x.to_concrete_value() if isinstance(x, Tracer) else x
 
 
 _SEPARATOR = "-" * 30 + "\n"
@@ -503,7 +526,10 @@ def concrete_or_error(force, value, context=""):
     """``force(value)`` for a concrete value; a ConcretizationTypeError naming
     ``context`` when ``value`` is a tracer (SPEC ERR-2)."""
     if isinstance(value, Tracer):
-        raise errors.ConcretizationTypeError(value, context)
+        known = value.to_concrete_value()
+        if known is None:
+            raise errors.ConcretizationTypeError(value, context)
+        value = known
     return force(value) if force is not None else value
 
 
@@ -811,7 +837,8 @@ def _shared_jaxprs(top):
         if jaxpr is not top and len(jaxpr.eqns) > 10:
             counts[jaxpr] += 1
         for eqn in jaxpr.eqns:
-            name = eqn.params.get("name")
+            # Only jit names the jaxprs it holds; others print as ``jaxpr``.
+            name = eqn.params.get("name") if eqn.primitive.name == "jit" else None
             for sub in jaxprs_in_params(eqn.params):
                 queue.append(sub)
                 if name is not None:

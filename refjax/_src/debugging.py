@@ -9,6 +9,7 @@ import string
 
 import numpy as np
 
+from refjax._src import ad
 from refjax._src import core
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
@@ -65,6 +66,24 @@ def _debug_print_impl(*buffers, fmt, in_tree, static_args, np_printoptions,
     return []
 
 
+def _primal_only_jvp(prim):
+    """Run once on the primal values; there are no outputs, so no tangents
+    (SPEC AD-38).  Under ``grad`` the primal work runs once, so the
+    effect happens once."""
+    def jvp(primals, tangents, **params):
+        return prim.bind(*primals, **params), []
+    return jvp
+
+
+def _no_cotangents(ct, *args, **params):
+    """Nothing flows back through an effect without outputs (SPEC AD-38)."""
+    return [None] * len(args)
+
+
+debug_print_p.jvp = _primal_only_jvp(debug_print_p)
+debug_print_p.transpose = _no_cotangents
+
+
 def _is_dynamic(leaf):
     return isinstance(leaf, (core.Tracer, ArrayImpl, np.ndarray, np.generic)) or (
         type(leaf) in core._SCALAR_TYPES)
@@ -114,6 +133,10 @@ def _debug_callback_abstract_eval(*avals, callback, effect, partitioned):
 def _debug_callback_impl(*buffers, callback, effect, partitioned):
     callback(*buffers)
     return []
+
+
+debug_callback_p.jvp = _primal_only_jvp(debug_callback_p)
+debug_callback_p.transpose = _no_cotangents
 
 
 def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
@@ -188,6 +211,24 @@ def _checked_result(value, aval):
 
 pure_callback_p = _callback_primitive("pure_callback", effectful=False)
 io_callback_p = _callback_primitive("io_callback", effectful=True)
+
+
+def _refuse(message):
+    """A rule that raises JAX's ValueError: a host callback is opaque, so it
+    cannot be differentiated (SPEC AD-39)."""
+    def rule(*args, **params):
+        raise ValueError(message)
+    return rule
+
+
+pure_callback_p.jvp = _refuse(
+    "Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use "
+    "callbacks while taking gradients.")
+pure_callback_p.transpose = _refuse(
+    "Pure callbacks do not support transpose. Please use `jax.custom_vjp` to "
+    "use callbacks while taking gradients.")
+io_callback_p.jvp = _refuse("IO callbacks do not support JVP.")
+io_callback_p.transpose = _refuse("IO callbacks do not support transpose.")
 
 
 def _host_callback(prim, callback, result_shape_dtypes, args, kwargs, **params):

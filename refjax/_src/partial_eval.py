@@ -20,6 +20,7 @@ import numpy as np
 
 from refjax._src import config as _config
 from refjax._src import core
+from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
 from refjax._src.core import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,
                               Tracer, Var)
@@ -195,7 +196,7 @@ def _literal_value(x, aval):
     return core.wrap_buffer(core.to_buffer(np.asarray(x, dtype=aval.dtype)), aval)
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info=None):
+def trace_to_jaxpr(fun, in_avals, debug_info=None, trace_type=None):
     """Trace ``fun`` on tracers of ``in_avals``; return the ClosedJaxpr.
 
     ``fun`` takes and returns flat lists.  The trace is invalidated when
@@ -204,7 +205,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None):
     once tracing has finished raises at once (SPEC LEAK-2).
     """
     parent = core.current_trace()
-    trace = DynamicJaxprTrace(debug_info, parent)
+    trace = (trace_type or DynamicJaxprTrace)(debug_info, parent)
     args = [trace.new_arg(a) for a in in_avals]
     try:
         with core.set_current_trace(trace):
@@ -249,6 +250,23 @@ def _referrers(obj, exclude):
             continue
         out.append(f"{me} is referred to by <{type(r).__name__} {id(r)}>{where}")
     return out
+
+
+def trace_pytree_fun(fun, args, debug_info=None):
+    """Trace ``fun(*args)`` (pytrees in and out) to a jaxpr whose traced
+    constants are hoisted: (closed jaxpr, hoisted tracers, argument leaves,
+    input tree, output tree).  The hoisted tracers are passed first."""
+    leaves, in_tree = tree_util.tree_flatten(tuple(args))
+    store = {}
+
+    def flat(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, xs))
+        out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves], debug_info)
+    closed, consts = closure_convert(closed)
+    return closed, consts, leaves, in_tree, store["out_tree"]
 
 
 def closure_convert(closed):

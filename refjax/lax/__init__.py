@@ -55,3 +55,5 @@ from refjax._src.lax.slicing import (  # noqa: F401,E402
     scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul,
     scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p,
 )
+from refjax._src.ad import stop_gradient, stop_gradient_p  # noqa: F401,E402
+from refjax.lax import linalg  # noqa: E402,F401

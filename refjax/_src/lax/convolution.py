@@ -17,6 +17,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from refjax._src import ad
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
@@ -298,6 +299,160 @@ def _contract_groups(xp, patch, kernel, groups, batch_groups):
     k = kernel.reshape(groups, o // groups, i)
     out = xp.einsum("ngc...,goc->ngo...", p, k)
     return out.reshape((n, o) + rest)
+
+
+# ---------------------------------------------------------------------------
+# Derivatives (SPEC AD-36)
+#
+# The convolution is bilinear, so its JVP is the sum of the convolution with
+# each tangent in turn, and each transpose is itself a convolution.  Along
+# one spatial axis, with the input padded by ``(lo, hi)`` and dilated by
+# ``ld``, strides ``s`` and kernel dilation ``rd``:
+#
+#     out[y] = sum_k in_padded[y * s + k * rd] * kernel[k]
+#
+# * lhs: the output cotangent, dilated by ``s``, convolved with the
+#   spatially reversed kernel (its in/out feature roles swapped) at kernel
+#   dilation ``rd`` and stride ``ld``;
+# * rhs: the input, dilated by ``ld``, convolved with the output cotangent
+#   dilated by ``s`` as the kernel, at stride ``rd``; the batch axis is the
+#   one contracted, the input features play the batch.
+#
+# Feature groups of the forward pass become batch groups of the rhs
+# transpose and vice versa.
+# ---------------------------------------------------------------------------
+
+def _swap_roles(spec):
+    """Exchange the first two entries (batch/feature or out/in feature)."""
+    return (spec[1], spec[0]) + tuple(spec[2:])
+
+
+def _spatial_sizes(shape, spec):
+    return [shape[i] for i in spec[2:]]
+
+
+def _split_axis(x, axis, parts):
+    """Axis ``axis`` of size ``parts * m`` as two axes ``(parts, m)``."""
+    shape = list(core.get_aval(x).shape)
+    shape[axis:axis + 1] = [parts, shape[axis] // parts]
+    return lax.reshape(x, shape)
+
+
+def _merge_axis(x, src, dst):
+    """Remove axis ``src`` and fold it, as the major part, into the axis that
+    is ``dst`` once ``src`` is removed."""
+    shape = core.get_aval(x).shape
+    order = [i for i in range(len(shape)) if i != src]
+    order.insert(dst, src)
+    merged = [shape[i] for i in range(len(shape)) if i != src]
+    merged[dst] *= shape[src]
+    return lax.reshape(lax.transpose(x, order), merged)
+
+
+def _lhs_transpose_padding(lhs_sizes, kernel_sizes, out_sizes, strides, padding,
+                           lhs_dilation, rhs_dilation):
+    """Pads that align the reversed kernel with every input position and
+    give back exactly the input's spatial size."""
+    pads = []
+    for n, k, y, s, (lo, _), ld, rd in zip(lhs_sizes, kernel_sizes, out_sizes,
+                                           strides, padding, lhs_dilation,
+                                           rhs_dilation):
+        before = _dilate(k, rd) - 1 - lo
+        after = _dilate(n, ld) + _dilate(k, rd) - 1 - _dilate(y, s) - before
+        pads.append((before, after))
+    return tuple(pads)
+
+
+def _rhs_transpose_padding(lhs_sizes, kernel_sizes, out_sizes, strides, padding,
+                           lhs_dilation, rhs_dilation):
+    """The forward low pads, and high pads that make the output exactly the
+    kernel's spatial size (input beyond the last window is not read)."""
+    pads = []
+    for n, k, y, s, (lo, _), ld, rd in zip(lhs_sizes, kernel_sizes, out_sizes,
+                                           strides, padding, lhs_dilation,
+                                           rhs_dilation):
+        after = _dilate(y, s) - _dilate(n, ld) + (k - 1) * rd - lo
+        pads.append((lo, after))
+    return tuple(pads)
+
+
+def _cast(x, dtype):
+    """``x`` as ``dtype``, untouched when it already is."""
+    if core.get_aval(x).dtype == dtype:
+        return x
+    return lax.convert_element_type(x, dtype)
+
+
+def _empty_cotangent(ct):
+    """An empty output cotangent: the operand's cotangent is all zeros."""
+    return 0 in core.get_aval(ct).shape
+
+
+def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type,
+                        out_sharding):
+    """The cotangent of ``lhs`` (SPEC AD-36)."""
+    lhs_aval = lhs.aval
+    if _empty_cotangent(ct):
+        return lax.full(lhs_aval.shape, 0, lhs_aval.dtype)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    kernel = rhs
+    groups = feature_group_count
+    if feature_group_count > 1 or batch_group_count > 1:
+        # The kernel's out-feature groups become groups of its in-features.
+        groups = builtins.max(feature_group_count, batch_group_count)
+        kernel = _merge_axis(_split_axis(kernel, rhs_spec[0], groups),
+                             rhs_spec[0], rhs_spec[1])
+    kernel = lax.rev(kernel, tuple(rhs_spec[2:]))
+    kernel = _cast(kernel, core.get_aval(ct).dtype)
+    rhs_shape = core.get_aval(rhs).shape
+    pads = _lhs_transpose_padding(
+        _spatial_sizes(lhs_aval.shape, lhs_spec), _spatial_sizes(rhs_shape, rhs_spec),
+        _spatial_sizes(core.get_aval(ct).shape, out_spec), window_strides, padding,
+        lhs_dilation, rhs_dilation)
+    out = conv_general_dilated(
+        ct, kernel, window_strides=lhs_dilation, padding=pads,
+        lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
+        dimension_numbers=ConvDimensionNumbers(out_spec, _swap_roles(rhs_spec),
+                                               lhs_spec),
+        feature_group_count=groups, precision=precision,
+        preferred_element_type=preferred_element_type)
+    if batch_group_count > 1:
+        # Output features came out as (batch group, feature): move the group
+        # back into the batch axis, where the forward pass took it from.
+        out = _merge_axis(_split_axis(out, lhs_spec[1], batch_group_count),
+                          lhs_spec[1], lhs_spec[0])
+    return _cast(out, lhs_aval.dtype)
+
+
+def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count,
+                        batch_group_count, precision, preferred_element_type,
+                        out_sharding):
+    """The cotangent of ``rhs`` (SPEC AD-36)."""
+    rhs_aval = rhs.aval
+    if _empty_cotangent(ct):
+        return lax.full(rhs_aval.shape, 0, rhs_aval.dtype)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape = core.get_aval(lhs).shape
+    pads = _rhs_transpose_padding(
+        _spatial_sizes(lhs_shape, lhs_spec), _spatial_sizes(rhs_aval.shape, rhs_spec),
+        _spatial_sizes(core.get_aval(ct).shape, out_spec), window_strides, padding,
+        lhs_dilation, rhs_dilation)
+    lhs = _cast(lhs, core.get_aval(ct).dtype)
+    out = conv_general_dilated(
+        lhs, ct, window_strides=rhs_dilation, padding=pads,
+        lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
+        dimension_numbers=ConvDimensionNumbers(
+            _swap_roles(lhs_spec), _swap_roles(out_spec), _swap_roles(rhs_spec)),
+        feature_group_count=batch_group_count,
+        batch_group_count=feature_group_count, precision=precision,
+        preferred_element_type=preferred_element_type)
+    return _cast(out, rhs_aval.dtype)
+
+
+ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 
 
 # ---------------------------------------------------------------------------

@@ -2,9 +2,14 @@
 
 Each primitive is defined in one block: its abstract evaluation (shape,
 dtype, weak type, with JAX's error messages), its implementation on backend
-buffers, how it prints, and the public ``lax`` function that binds it.
-Transformation rules (JVP, transpose, batching) are attached to the same
-``Primitive`` objects by the modules that define those transformations.
+buffers, how it prints, the public ``lax`` function that binds it, and its
+differentiation rules (JVP, and transpose for linear primitives; SPEC
+AD-20..AD-27).
+
+This module holds the elementwise and type-conversion primitives; the shape
+primitives, reductions, ``dot_general`` and ``sort`` live in the sibling
+modules ``shapes``, ``reductions``, ``dot`` and ``sorting``, and every name
+is re-exported here: other modules import ``refjax._src.lax.lax`` only.
 
 Implementations receive backend buffers and return buffers of the dtype the
 abstract evaluation promised; ``core.apply_primitive`` wraps them.
@@ -16,6 +21,7 @@ import operator
 
 import numpy as np
 
+from refjax._src import ad
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
@@ -119,6 +125,83 @@ def _all_weak(avals):
 
 
 # ---------------------------------------------------------------------------
+# Helpers for differentiation rules
+# ---------------------------------------------------------------------------
+# The rules beside each primitive follow JAX's formulas (SPEC AD-20): they
+# are written with the lax functions below, so they run on whatever trace
+# is current (and are themselves differentiable).
+
+def _const(x, value):
+    """``value`` as a constant of ``x``'s dtype: a Python scalar (weak)
+    when ``x`` is a weakly typed scalar, as JAX's rules make it, so that
+    derivatives of weak values stay weak; otherwise a NumPy array."""
+    aval = core.get_aval(x)
+    if aval.weak_type and aval.shape == ():
+        scalar = dtypes.scalar_type_of(np.zeros((), aval.dtype))(value)
+        if dtypes.dtype_and_weak_type(scalar)[0] == aval.dtype:
+            return scalar
+    return np.array(value, aval.dtype)
+
+
+def _zeros(x):
+    """Zeros like ``x``, keeping its weak type (as JAX's rules do)."""
+    return full_like(x, 0)
+
+
+def _ones(x):
+    return full_like(x, 1)
+
+
+def _bcast_to(t, shape):
+    """``t`` broadcast to ``shape`` (an elementwise operand's tangent
+    becomes a tangent of the broadcast result)."""
+    if core.get_aval(t).shape == tuple(shape):
+        return t
+    ndim = core.get_aval(t).ndim
+    return broadcast_in_dim(t, shape, tuple(range(ndim)) if ndim else ())
+
+
+def _out_shape(*xs):
+    return np.broadcast_shapes(*(core.get_aval(x).shape for x in xs))
+
+
+def _unbroadcast(aval, ct):
+    """The cotangent of an operand of abstract value ``aval`` that an
+    elementwise operation broadcast: ``ct`` summed over the broadcast axes."""
+    ct_shape = core.get_aval(ct).shape
+    if ct_shape == aval.shape:
+        return ct
+    if not aval.shape:
+        return reduce_sum(ct, tuple(range(len(ct_shape))))
+    axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c)
+    return reshape(reduce_sum(ct, axes), aval.shape)
+
+
+def _replace_zero(x):
+    """``x`` with its zeros replaced by ones (to keep a factor finite)."""
+    return select(eq(x, _const(x, 0)), _ones(x), x)
+
+
+def _balanced_eq(x, ans, y):
+    """1 where ``x`` is the result ``ans`` of ``max``/``min``, halved where
+    ``y`` is too: ties share the tangent equally (SPEC AD-23)."""
+    return div(select(eq(x, ans), _ones(ans), _zeros(ans)),
+               select(eq(y, ans), full_like(ans, 2), _ones(ans)))
+
+
+def _linear_unbroadcast_transpose(ct_fns):
+    """Transpose of an elementwise op linear in each operand; ``ct_fns[i](ct)``
+    is operand ``i``'s cotangent before it is summed over broadcast axes."""
+    def transpose(ct, *operands, **params):
+        if type(ct) is ad.Zero:
+            return [ad.Zero(o.aval) if ad.is_undefined_primal(o) else None
+                    for o in operands]
+        return [_unbroadcast(o.aval, fn(ct)) if ad.is_undefined_primal(o) else None
+                for o, fn in zip(operands, ct_fns)]
+    return transpose
+
+
+# ---------------------------------------------------------------------------
 # Elementwise primitives
 # ---------------------------------------------------------------------------
 
@@ -211,48 +294,146 @@ def _round_impl(x, rounding_method):
 
 _fp = _float + _complex
 
+# Each operation is followed by its JVP rule, JAX's formula (SPEC AD-20);
+# rules given the output ``ans`` (defjvp2) reuse it as JAX does.
 neg_p, neg = _unary("neg", _num, lambda x: -x)
+ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 sign_p, sign = _unary("sign", _num, lambda x: _xp().sign(x))
+ad.defjvp_zero(sign_p)
 floor_p, floor = _unary("floor", _float, lambda x: _xp().floor(x))
+ad.defjvp_zero(floor_p)
 ceil_p, ceil = _unary("ceil", _float, lambda x: _xp().ceil(x))
+ad.defjvp_zero(ceil_p)
 is_finite_p, is_finite = _unary("is_finite", _float, lambda x: _xp().isfinite(x),
                                 result_dtype=_to_bool)
+ad.defjvp_zero(is_finite_p)
 exp_p, exp = _unary("exp", _fp, lambda x: _xp().exp(x), accuracy=True)
+ad.defjvp2(exp_p, lambda g, ans, x, **_: mul(g, ans))
 exp2_p, exp2 = _unary("exp2", _fp, lambda x: _xp().exp2(x), accuracy=True)
+ad.defjvp2(exp2_p, lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)))
 log_p, log = _unary("log", _fp, lambda x: _xp().log(x), accuracy=True)
+ad.defjvp(log_p, lambda g, x, **_: div(g, x))
 expm1_p, expm1 = _unary("expm1", _fp, lambda x: _xp().expm1(x), accuracy=True)
+ad.defjvp2(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(ans, 1))))
 log1p_p, log1p = _unary("log1p", _fp, lambda x: _xp().log1p(x), accuracy=True)
+ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
 tanh_p, tanh = _unary("tanh", _fp, lambda x: _xp().tanh(x), accuracy=True)
+ad.defjvp2(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
 logistic_p, logistic = _unary("logistic", _fp, _logistic, accuracy=True)
+ad.defjvp2(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, sub(_const(ans, 1), ans))))
 sin_p, sin = _unary("sin", _fp, lambda x: _xp().sin(x), accuracy=True)
+ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 cos_p, cos = _unary("cos", _fp, lambda x: _xp().cos(x), accuracy=True)
+ad.defjvp(cos_p, lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
 tan_p, tan = _unary("tan", _fp, lambda x: _xp().tan(x), accuracy=True)
+ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
 sqrt_p, sqrt = _unary("sqrt", _fp, lambda x: _xp().sqrt(x), accuracy=True)
+ad.defjvp2(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
 rsqrt_p, rsqrt = _unary("rsqrt", _fp, lambda x: 1 / _xp().sqrt(x), accuracy=True)
+ad.defjvp2(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
 square_p, square = _unary("square", _num, lambda x: x * x)
+ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
 cbrt_p, cbrt = _unary("cbrt", _float, lambda x: _xp().cbrt(x), accuracy=True)
+ad.defjvp2(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3),
+                                                    integer_pow(ans, -2))))
 asin_p, asin = _unary("asin", _fp, lambda x: _xp().arcsin(x))
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p, acos = _unary("acos", _fp, lambda x: _xp().arccos(x))
+ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 atan_p, atan = _unary("atan", _fp, lambda x: _xp().arctan(x))
+ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
 sinh_p, sinh = _unary("sinh", _fp, lambda x: _xp().sinh(x))
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 cosh_p, cosh = _unary("cosh", _fp, lambda x: _xp().cosh(x))
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 asinh_p, asinh = _unary("asinh", _fp, lambda x: _xp().arcsinh(x))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
 acosh_p, acosh = _unary("acosh", _fp, lambda x: _xp().arccosh(x))
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
 atanh_p, atanh = _unary("atanh", _fp, lambda x: _xp().arctanh(x))
+ad.defjvp(atanh_p, lambda g, x: mul(reciprocal(add(_const(x, 1), x)),
+                                    div(g, sub(_const(x, 1), x))))
 erf_p, erf = _unary("erf", _float, lambda x: _special("erf")(x))
+ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)),
+                                  mul(g, exp(neg(square(x))))))
 erfc_p, erfc = _unary("erfc", _float, lambda x: _special("erfc")(x))
+ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
+                                   mul(g, exp(neg(square(x))))))
 erf_inv_p, erf_inv = _unary("erf_inv", _float, lambda x: _special("erfinv")(x))
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
+                                            mul(g, exp(square(ans)))))
 lgamma_p, lgamma = _unary("lgamma", _float, lambda x: _special("gammaln")(x))
+ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 digamma_p, digamma = _unary("digamma", _float, lambda x: _special("digamma")(x))
+ad.defjvp(digamma_p, lambda g, x: mul(g, _trigamma(x)))
 not_p, bitwise_not = _unary("not", _ints_bool, lambda x: ~x)
+ad.defjvp_zero(not_p)
 population_count_p, population_count = _unary(
     "population_count", _int, lambda x: _popcount(x))
+ad.defjvp_zero(population_count_p)
 clz_p, clz = _unary("clz", _int, lambda x: _clz(x))
+ad.defjvp_zero(clz_p)
 real_p, real = _unary("real", _complex, lambda x: _xp().real(x),
                       result_dtype=_real_dtype)
+ad.deflinear(real_p, lambda ct, x: [complex(ct, _strong_zero(ct))])
 imag_p, imag = _unary("imag", _complex, lambda x: _xp().imag(x),
                       result_dtype=_real_dtype)
-conj_p = naryop("conj", _complex + _float, lambda x: _xp().conj(x))
+ad.deflinear(imag_p, lambda ct, x: [complex(_strong_zero(ct), neg(ct))])
+
+
+def _strong_zero(x):
+    """A strongly typed scalar 0 of ``x``'s dtype: the transposes of
+    ``real`` and ``imag`` give strongly typed complex cotangents, as JAX's do."""
+    return np.zeros((), core.get_aval(x).dtype)
+
+
+def _trigamma(x):
+    """psi'(x), the derivative of ``digamma`` (JAX's ``polygamma(1, x)``),
+    from lax operations (SPEC AD-26).
+
+    Below 1/2 the reflection psi'(x) + psi'(1 - x) = pi^2 / sin^2(pi x) is
+    used (``x`` is reduced by its nearest integer first, so poles give an
+    exact zero sine and +inf); then the recurrence
+    psi'(z) = 1/z^2 + psi'(z + 1) carries ``z`` past 15, where the
+    asymptotic series 1/z + 1/(2z^2) + sum B_2k / z^(2k+1) is accurate.
+    At +inf the result is NaN, as JAX's ``polygamma`` gives.
+    """
+    reflect = lt(x, _const(x, 0.5))
+    z = select(reflect, sub(_ones(x), x), x)
+    acc = _zeros(x)
+    for _ in range(15):
+        small = lt(z, _const(x, 15))
+        acc = add(acc, select(small, integer_pow(z, -2), _zeros(x)))
+        z = select(small, add(z, _ones(x)), z)
+    inv = reciprocal(z)
+    inv2 = mul(inv, inv)
+    # Bernoulli numbers B_2 .. B_12 (1/6, -1/30, 1/42, -1/30, 5/66, -691/2730).
+    series = _const(x, -691 / 2730)
+    for b in (5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6):
+        series = add(_const(x, b), mul(inv2, series))
+    tail = add(inv, mul(inv2, add(_const(x, 0.5), mul(inv, series))))
+    value = add(acc, tail)
+    # Elements not reflected take a harmless stand-in in the reflection
+    # formula: select passes them a zero cotangent, but 0 * inf is NaN.
+    xr = select(reflect, x, full_like(x, 0.25))
+    pi = _const(x, np.pi)
+    sine = sin(mul(pi, sub(xr, round(xr))))
+    reflected = sub(div(square(pi), square(sine)), value)
+    value = select(eq(x, _const(x, np.inf)), full_like(x, np.nan), value)
+    return select(reflect, reflected, value)
+
+
+def _complex_dtype(dt):
+    """The complex dtype holding ``dt`` (complex dtypes are their own)."""
+    if dt.kind == "c":
+        return dt
+    return np.dtype(np.complex64 if dt == np.float32 else np.complex128)
+
+
+# A real input gives a complex result, as in JAX.
+conj_p = naryop("conj", (np.float32, np.float64) + _complex,
+                lambda x: _xp().conj(x).astype(_complex_dtype(x.dtype)),
+                result_dtype=_complex_dtype)
 
 
 def conj(x):
@@ -263,6 +444,17 @@ def conj(x):
 # Printed with its parameter, as JAX does: conj[input_dtype=complex64].
 
 
+def _conj_transpose(ct, x, input_dtype):
+    """conj is its own transpose; from a real input, the real part
+    (SPEC AD-27)."""
+    if dtypes.issubdtype(input_dtype, np.complexfloating):
+        return [conj(ct)]
+    return [real(ct)]
+
+
+ad.deflinear(conj_p, _conj_transpose)
+
+
 abs_p = naryop("abs", _signedint + _fp, lambda x: _xp().abs(x),
                result_dtype=_real_dtype)
 
@@ -270,6 +462,18 @@ abs_p = naryop("abs", _signedint + _fp, lambda x: _xp().abs(x),
 def abs(x):  # noqa: A001 - mirrors lax.abs
     """Elementwise absolute value; complex inputs give their real dtype."""
     return abs_p.bind(x)
+
+
+def _abs_jvp(g, ans, x):
+    """sign(x) * g for reals, with slope 1 at 0 (and -0.0);
+    re(conj(x) g) / |x| for complex, 0 at 0 (SPEC AD-27)."""
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating):
+        scale = _replace_zero(convert_element_type(ans, core.get_aval(x).dtype))
+        return real(mul(g, div(conj(x), scale)))
+    return select(ge(x, _zeros(x)), g, neg(g))
+
+
+ad.defjvp2(abs_p, _abs_jvp)
 
 
 class RoundingMethod(enum.IntEnum):
@@ -294,6 +498,9 @@ def _round_abstract_eval(x, rounding_method):
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
     """Round to integral values; ties away from zero unless told otherwise."""
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+ad.defjvp_zero(round_p)
 
 
 def _popcount(x):
@@ -344,6 +551,21 @@ def _integer_pow_impl(x, y):
 def integer_pow(x, y):
     """``x ** y`` for a static Python integer ``y`` (repeated squaring)."""
     return integer_pow_p.bind(x, y=operator.index(y))
+
+
+def _integer_pow_jvp(g, x, y):
+    """y x^(y-1) g; exactly 0 for y == 0 and g for y == 1, even where
+    x^(y-1) is not finite (SPEC AD-20)."""
+    if y == 0:
+        return _zeros(g)
+    if y == 1:
+        return g
+    if y == 2:
+        return mul(g, mul(_const(x, 2), x))
+    return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 
 # Binary operations -------------------------------------------------------
@@ -424,14 +646,65 @@ def _nextafter(x, y):
 
 
 add_p, add = _binary("add", _num, lambda x, y: x + y)
+
+
+def _additive_jvp(prim, combine, negate_y):
+    """Tangents combine as the values do; one alone is broadcast to the
+    result (SPEC AD-20)."""
+    def rule(primals, tangents):
+        out = prim.bind(*primals)
+        tx, ty = tangents
+        shape = core.get_aval(out).shape
+        if type(tx) is ad.Zero and type(ty) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        if type(ty) is ad.Zero:
+            return out, _bcast_to(tx, shape)
+        if type(tx) is ad.Zero:
+            return out, _bcast_to(negate_y(ty), shape)
+        return out, combine(tx, ty)
+    return rule
+
+
+add_p.jvp = _additive_jvp(add_p, add, lambda t: t)
+add_p.transpose = _linear_unbroadcast_transpose([lambda ct: ct, lambda ct: ct])
 sub_p, sub = _binary("sub", _num, lambda x, y: x - y)
+sub_p.jvp = _additive_jvp(sub_p, sub, neg)
+sub_p.transpose = _linear_unbroadcast_transpose([lambda ct: ct, neg])
 mul_p, mul = _binary("mul", _num, lambda x, y: x * y, out_dtype_param=True)
+ad.defbilinear(mul_p,
+               lambda ct, x, y, out_dtype: _unbroadcast(x.aval, mul(ct, y)),
+               lambda ct, x, y, out_dtype: _unbroadcast(y.aval, mul(x, ct)))
 div_p, div = _binary("div", _num, _int_div)
+ad.defjvp(div_p, lambda g, x, y: div(g, y),
+          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+
+
+def _div_transpose(ct, x, y):
+    """Linear in the numerator only (SPEC AD-21)."""
+    if ad.is_undefined_primal(y):
+        raise ValueError("div is not linear in its denominator and cannot be "
+                         "transposed with respect to it")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval), None]
+    return [_unbroadcast(x.aval, div(ct, y)), None]
+
+
+div_p.transpose = _div_transpose
 rem_p, rem = _binary("rem", _int + _float, _int_rem)
+# d/dy rem(x, y) = -trunc(x / y), written as JAX writes it.
+ad.defjvp(rem_p, lambda g, x, y: _bcast_to(g, _out_shape(x, y)),
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 pow_p, pow = _binary("pow", _fp, _pow_impl)  # noqa: A001
 max_p, max = _binary("max", _any, _max_impl)  # noqa: A001
+ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 min_p, min = _binary("min", _any, _min_impl)  # noqa: A001
+ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 atan2_p, atan2 = _binary("atan2", _fp, lambda x, y: _atan2(x, y))
+ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
+# nextafter has no derivative rule, as in JAX: differentiating it raises.
 nextafter_p, nextafter = _binary("nextafter", _float, _nextafter)
 and_p, bitwise_and = _binary("and", _ints_bool, lambda x, y: x & y)
 or_p, bitwise_or = _binary("or", _ints_bool, lambda x, y: x | y)
@@ -449,6 +722,11 @@ lt_p, lt = _binary("lt", _ordered, lambda x, y: x < y, result_dtype=_to_bool)
 le_p, le = _binary("le", _ordered, lambda x, y: x <= y, result_dtype=_to_bool)
 gt_p, gt = _binary("gt", _ordered, lambda x, y: x > y, result_dtype=_to_bool)
 ge_p, ge = _binary("ge", _ordered, lambda x, y: x >= y, result_dtype=_to_bool)
+# Integer, boolean and comparison results do not vary: zero tangents.
+for _p in (and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p,
+           shift_right_logical_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    ad.defjvp_zero(_p)
+
 
 def _complex_impl(x, y):
     """Real and imaginary parts set separately: ``x + 1j*y`` would turn a
@@ -461,13 +739,18 @@ def _complex_impl(x, y):
 
 
 complex_p = naryop("complex", (np.float32, np.float64), _complex_impl,
-                   result_dtype=lambda dt: np.dtype(np.complex64 if dt == np.float32
-                                                    else np.complex128))
+                   result_dtype=_complex_dtype)
 
 
 def complex(x, y):  # noqa: A001
     """``x + 1j * y`` (the ``complex`` primitive)."""
     return complex_p.bind(x, y)
+
+
+# The transpose takes the real part for x and minus the imaginary part for
+# y: the plain (not conjugated) transpose of x + iy (SPEC AD-27).
+ad.deflinear(complex_p, _linear_unbroadcast_transpose(
+    [real, lambda ct: neg(imag(ct))]))
 
 
 def _pow_abstract_eval(x, y):
@@ -488,6 +771,32 @@ def _pow_typed(x, y):
 
 
 pow_p.def_impl(_pow_typed)
+
+
+def _pow_jvp_x(g, ans, x, y):
+    """y x^(y-1) g.  An integer exponent 0 gives exactly 0 (even at x = 0);
+    a float exponent 0 at x = 0 gives NaN (0 * inf), as in JAX (SPEC AD-20)."""
+    int_exponent = dtypes.issubdtype(core.get_aval(y).dtype, np.integer)
+    # Both strongly typed in the result dtype, as JAX converts them.
+    dtype = core.get_aval(x).dtype
+    x, y = convert_element_type(x, dtype), convert_element_type(y, dtype)
+    if int_exponent:
+        shape = _out_shape(x, y)
+        x, y = _bcast_to(x, shape), _bcast_to(y, shape)
+        jac = select(eq(y, _zeros(y)), _zeros(y),
+                     mul(_replace_zero(y), pow(x, sub(y, _const(y, 1)))))
+    else:
+        jac = mul(y, pow(x, sub(y, _const(y, 1))))
+    return mul(g, jac)
+
+
+def _pow_jvp_y(g, ans, x, y):
+    """log(x) x^y g, with log(x) replaced by 0 at x = 0 (SPEC AD-20)."""
+    return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)),
+                                core.get_aval(y).dtype)
+
+
+ad.defjvp2(pow_p, _pow_jvp_x, _pow_jvp_y)
 
 
 # select_n and clamp ------------------------------------------------------
@@ -539,6 +848,42 @@ def select(pred, on_true, on_false):
     return select_n_p.bind(pred, on_false, on_true)
 
 
+def _select_n_jvp(primals, tangents):
+    """The tangents selected like the cases (missing ones as zeros); the
+    predicate has no tangent (SPEC AD-20)."""
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    case_tangents = tangents[1:]
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return out, ad.Zero.from_primal_value(out)
+    return out, select_n(which, *map(ad.instantiate_zeros, case_tangents))
+
+
+def _select_n_transpose(ct, which, *cases):
+    """Each linear case gets the cotangent where it was selected, zeros
+    elsewhere; the predicate must be known (SPEC AD-21)."""
+    if ad.is_undefined_primal(which):
+        raise ValueError("select_n is not linear in its predicate")
+    if type(ct) is ad.Zero:
+        return [None] + [ad.Zero(c.aval) if ad.is_undefined_primal(c) else None
+                         for c in cases]
+    zeros = _zeros(ct)
+    boolean = core.get_aval(which).dtype == np.bool_
+
+    def chosen(i):
+        if boolean:
+            return select_n(which, ct, zeros) if i == 0 else select_n(which, zeros, ct)
+        return select_n(eq(which, _const(which, i)), zeros, ct)
+
+    # Only the linear cases get a cotangent, so nothing is computed for the rest.
+    return [None] + [chosen(i) if ad.is_undefined_primal(case) else None
+                     for i, case in enumerate(cases)]
+
+
+select_n_p.jvp = _select_n_jvp
+select_n_p.transpose = _select_n_transpose
+
+
 clamp_p = Primitive("clamp")
 
 
@@ -564,6 +909,25 @@ def _clamp_impl(lo, x, hi):
 def clamp(min, x, max):  # noqa: A002
     """``min(max(x, min), max)`` elementwise."""
     return clamp_p.bind(min, x, max)
+
+
+def _clamp_jvp_part(condition):
+    """The tangent of one clamp operand where ``condition`` holds, else 0.
+
+    The conditions are JAX's: the operand's tangent passes strictly inside
+    (min, max), min's where x < min < max, max's where max < x; at
+    ties no tangent passes (SPEC AD-23).  A scalar bound's tangent is
+    broadcast to the operand's shape."""
+    def part(g, lo, x, hi):
+        shape = core.get_aval(x).shape
+        return select(condition(lo, x, hi), _bcast_to(g, shape), _zeros(x))
+    return part
+
+
+ad.defjvp(clamp_p,
+          _clamp_jvp_part(lambda lo, x, hi: bitwise_and(gt(lo, x), lt(lo, hi))),
+          _clamp_jvp_part(lambda lo, x, hi: bitwise_and(gt(x, lo), lt(x, hi))),
+          _clamp_jvp_part(lambda lo, x, hi: lt(hi, x)))
 
 
 # ---------------------------------------------------------------------------
@@ -616,6 +980,32 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                                        weak_type=weak_type, sharding=None)
 
 
+def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):
+    """The tangent converted like the value; zero when the new dtype is
+    integer or boolean (SPEC AD-20)."""
+    out = convert_element_type_p.bind(*primals, new_dtype=new_dtype,
+                                      weak_type=weak_type, sharding=sharding)
+    if ad.tangent_dtype(new_dtype) == ad.float0:
+        return out, ad.Zero.from_primal_value(out)
+    return out, convert_element_type_p.bind(tangents[0], new_dtype=new_dtype,
+                                            weak_type=weak_type, sharding=sharding)
+
+
+def _convert_transpose(ct, operand, new_dtype, weak_type, sharding):
+    """Convert the cotangent back to the operand's dtype (a complex one to
+    a real dtype keeps its real part); integer operands get zero
+    (SPEC AD-21)."""
+    aval = operand.aval
+    if type(ct) is ad.Zero or ad.tangent_dtype(aval.dtype) == ad.float0:
+        return [ad.Zero(ad.tangent_aval(aval))]
+    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype,
+                                        weak_type=aval.weak_type, sharding=None)]
+
+
+convert_element_type_p.jvp = _convert_jvp
+convert_element_type_p.transpose = _convert_transpose
+
+
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 
@@ -652,904 +1042,33 @@ def bitcast_convert_type(operand, new_dtype):
     return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
 
-# ---------------------------------------------------------------------------
-# Shapes
-# ---------------------------------------------------------------------------
-
-def _static_shape(shape, what="shape"):
-    from refjax._src.numpy_creation import canonicalize_shape
-    return canonicalize_shape(shape)
-
-
-broadcast_in_dim_p = Primitive("broadcast_in_dim")
-
-
-@broadcast_in_dim_p.def_abstract_eval
-def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
-    if len(broadcast_dimensions) != x.ndim:
-        raise TypeError(
-            "broadcast_in_dim broadcast_dimensions must have length equal to "
-            f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
-            f"operand ndim {x.ndim}.")
-    for i, d in enumerate(broadcast_dimensions):
-        if not 0 <= d < len(shape) or x.shape[i] not in (1, shape[d]):
-            raise TypeError(
-                "broadcast_in_dim operand dimension sizes must either be 1, or be "
-                "equal to their corresponding dimensions in the target broadcast "
-                f"shape; got operand of shape {x.shape}, target broadcast shape "
-                f"{shape}, broadcast_dimensions {broadcast_dimensions} ")
-    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
-        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly "
-                        f"increasing; got broadcast_dimensions {broadcast_dimensions}")
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-@broadcast_in_dim_p.def_impl
-def _broadcast_in_dim_impl(x, shape, broadcast_dimensions, sharding):
-    xp = _xp()
-    expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    return xp.broadcast_to(x.reshape(expanded), shape).copy()
-
-
-def _pp_broadcast_in_dim(params):
-    shown = {k: v for k, v in params.items() if k not in ("shape", "sharding")}
-    if not shown["broadcast_dimensions"]:
-        del shown["broadcast_dimensions"]
-    return shown
-
-
-broadcast_in_dim_p.pp_params = _pp_broadcast_in_dim
-
-
-def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
-    """Broadcast ``operand`` to ``shape``, its axes landing on ``broadcast_dimensions``."""
-    shape = _static_shape(shape)
-    aval = core.get_aval(operand)
-    dims = tuple(operator.index(d) for d in broadcast_dimensions)
-    if aval.shape == shape and dims == tuple(range(len(shape))) and isinstance(
-            operand, (Tracer, core.ArrayImpl)):
-        return operand
-    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
-                                   sharding=None)
-
-
-def broadcast(operand, sizes, out_sharding=None):
-    """Add leading axes of ``sizes``."""
-    sizes = _static_shape(sizes)
-    aval = core.get_aval(operand)
-    dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
-    return broadcast_in_dim(operand, sizes + aval.shape, dims)
-
-
-def broadcast_to_rank(x, rank):
-    ndim = core.get_aval(x).ndim
-    return x if ndim == rank else broadcast(x, (1,) * (rank - ndim))
-
-
-def expand_dims(array, dimensions):
-    """Insert size-1 axes at ``dimensions`` (lowered to ``broadcast_in_dim``)."""
-    aval = core.get_aval(array)
-    ndim_out = aval.ndim + len(dimensions)
-    dims = sorted(core.canonicalize_axis(d, ndim_out) for d in dimensions)
-    if len(set(dims)) != len(dims):
-        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
-    shape = list(aval.shape)
-    for d in dims:
-        shape.insert(d, 1)
-    kept = [i for i in range(ndim_out) if i not in dims]
-    return broadcast_in_dim(array, tuple(shape), tuple(kept))
-
-
-reshape_p = Primitive("reshape")
-
-
-@reshape_p.def_abstract_eval
-def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
-    if math.prod(new_sizes) != x.size:
-        raise TypeError("reshape total size must be unchanged, got new_sizes "
-                        f"{new_sizes} (of total size {math.prod(new_sizes)}) for "
-                        f"shape {x.shape} (of total size {x.size}).")
-    return ShapedArray(new_sizes, x.dtype, x.weak_type)
-
-
-@reshape_p.def_impl
-def _reshape_impl(x, new_sizes, dimensions, sharding):
-    if dimensions is not None:
-        x = _xp().transpose(x, dimensions)
-    return x.reshape(new_sizes)
-
-
-def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
-    """Reshape (after permuting by ``dimensions`` when given)."""
-    new_sizes = _static_shape(new_sizes)
-    aval = core.get_aval(operand)
-    dims = None if dimensions is None else tuple(dimensions)
-    if dims is not None and dims == tuple(range(aval.ndim)):
-        dims = None
-    if aval.shape == new_sizes and dims is None and isinstance(
-            operand, (Tracer, core.ArrayImpl)):
-        return operand
-    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
-
-
-transpose_p = Primitive("transpose")
-
-
-@transpose_p.def_abstract_eval
-def _transpose_abstract_eval(x, permutation):
-    if sorted(permutation) != list(range(x.ndim)):
-        raise TypeError("transpose permutation isn't a permutation of operand "
-                        f"dimensions, got permutation {permutation} for operand "
-                        f"shape {x.shape}.")
-    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
-
-
-@transpose_p.def_impl
-def _transpose_impl(x, permutation):
-    return _xp().transpose(x, permutation)
-
-
-def transpose(operand, permutation):
-    """Permute the axes of ``operand``."""
-    permutation = tuple(operator.index(p) for p in permutation)
-    if permutation == tuple(range(core.get_aval(operand).ndim)) and isinstance(
-            operand, (Tracer, core.ArrayImpl)):
-        return operand
-    return transpose_p.bind(operand, permutation=permutation)
-
-
-squeeze_p = Primitive("squeeze")
-
-
-@squeeze_p.def_abstract_eval
-def _squeeze_abstract_eval(x, dimensions):
-    for d in dimensions:
-        if x.shape[d] != 1:
-            raise ValueError("cannot select an axis to squeeze out which has size "
-                             f"not equal to one, got shape={x.shape} and "
-                             f"dimensions={dimensions}")
-    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-@squeeze_p.def_impl
-def _squeeze_impl(x, dimensions):
-    return x.reshape(tuple(s for i, s in enumerate(x.shape) if i not in dimensions))
-
-
-def squeeze(array, dimensions):
-    """Remove the size-1 axes ``dimensions``."""
-    ndim = core.get_aval(array).ndim
-    dims = tuple(sorted(core.canonicalize_axis(d, ndim) for d in dimensions))
-    if not dims and isinstance(array, (Tracer, core.ArrayImpl)):
-        return array
-    return squeeze_p.bind(array, dimensions=dims)
-
-
-rev_p = Primitive("rev")
-
-
-@rev_p.def_abstract_eval
-def _rev_abstract_eval(x, dimensions):
-    if len(set(dimensions)) != len(dimensions) or builtins.any(
-            not 0 <= d < x.ndim for d in dimensions):
-        raise TypeError("rev dimensions must be unique and within operand rank, "
-                        f"got dimensions {dimensions} for operand ndim {x.ndim}.")
-    return x
-
-
-@rev_p.def_impl
-def _rev_impl(x, dimensions):
-    return _xp().flip(x, dimensions) if dimensions else x
-
-
-def rev(operand, dimensions):
-    """Reverse ``operand`` along ``dimensions``."""
-    return rev_p.bind(operand, dimensions=tuple(operator.index(d) for d in dimensions))
-
-
-concatenate_p = Primitive("concatenate")
-
-
-@concatenate_p.def_abstract_eval
-def _concatenate_abstract_eval(*avals, dimension):
-    first = avals[0]
-    if builtins.any(a.dtype != first.dtype for a in avals):
-        raise TypeError("Cannot concatenate arrays with different dtypes, got "
-                        f"{', '.join(a.dtype.name for a in avals)}.")
-    if builtins.any(a.ndim != first.ndim for a in avals):
-        raise TypeError("Cannot concatenate arrays with different numbers of "
-                        f"dimensions: got {', '.join(str(a.shape) for a in avals)}.")
-    if not 0 <= dimension < first.ndim:
-        raise TypeError(f"concatenate dimension out of bounds: dimension "
-                        f"{dimension} for shapes {', '.join(str(a.shape) for a in avals)}.")
-    for a in avals:
-        if builtins.any(s != t for i, (s, t) in enumerate(zip(a.shape, first.shape))
-                        if i != dimension):
-            raise TypeError("Cannot concatenate arrays with shapes that differ in "
-                            "dimensions other than the one being concatenated: "
-                            f"concatenating along dimension {dimension} for shapes "
-                            f"{', '.join(str(a.shape) for a in avals)}.")
-    shape = list(first.shape)
-    shape[dimension] = builtins.sum(a.shape[dimension] for a in avals)
-    return ShapedArray(shape, first.dtype, _all_weak(avals))
-
-
-@concatenate_p.def_impl
-def _concatenate_impl(*xs, dimension):
-    return _xp().concatenate(xs, axis=dimension)
-
-
-def concatenate(operands, dimension):
-    """Join ``operands`` along ``dimension``."""
-    operands = list(operands)
-    if not operands:
-        raise ValueError("concatenate requires a non-empty sequences of arrays")
-    if len(operands) == 1 and isinstance(operands[0], (Tracer, core.ArrayImpl)):
-        return operands[0]
-    return concatenate_p.bind(*operands, dimension=operator.index(dimension))
-
-
-split_p = Primitive("split", multiple_results=True)
-
-
-@split_p.def_abstract_eval
-def _split_abstract_eval(x, sizes, axis):
-    if builtins.any(s < 0 for s in sizes):
-        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
-    if x.shape[axis] != builtins.sum(sizes):
-        raise ValueError(f"Sum of sizes {builtins.sum(sizes)} must be equal to dimension "
-                         f"{axis} of the operand shape {list(x.shape)}")
-    outs = []
-    for size in sizes:
-        shape = list(x.shape)
-        shape[axis] = int(size)
-        outs.append(ShapedArray(shape, x.dtype, x.weak_type))
-    return outs
-
-
-@split_p.def_impl
-def _split_impl(x, sizes, axis):
-    bounds = np.cumsum([0] + [int(s) for s in sizes])
-    return [x[(builtins.slice(None),) * axis + (builtins.slice(lo, hi),)]
-            for lo, hi in zip(bounds[:-1], bounds[1:])]
-
-
-def split(operand, sizes, axis=0):
-    """Split ``operand`` along ``axis`` into pieces of ``sizes``."""
-    ndim = core.get_aval(operand).ndim
-    return split_p.bind(operand, sizes=tuple(sizes),
-                        axis=core.canonicalize_axis(axis, ndim))
-
-
-stack_p = Primitive("stack")
-
-
-@stack_p.def_abstract_eval
-def _stack_abstract_eval(*avals, axis):
-    if not avals:
-        raise ValueError("stack expects at least one operand, got 0.")
-    if len({a.ndim for a in avals}) != 1:
-        raise ValueError("Cannot stack arrays with different numbers of dimensions: "
-                         f"got {', '.join(str(a.shape) for a in avals)}.")
-    if len({a.shape for a in avals}) != 1:
-        raise ValueError("All input arrays must have the same shape. Got "
-                         f"{', '.join(str(a.shape) for a in avals)}.")
-    if builtins.any(a.dtype != avals[0].dtype for a in avals):
-        _check_same_dtypes("stack", avals)
-    shape = list(avals[0].shape)
-    shape.insert(axis, len(avals))
-    return ShapedArray(shape, avals[0].dtype, _all_weak(avals))
-
-
-@stack_p.def_impl
-def _stack_impl(*xs, axis):
-    return _xp().stack(xs, axis=axis)
-
-
-def stack(operands, axis=0):
-    """Join equally shaped ``operands`` along a new axis ``axis``."""
-    operands = list(operands)
-    if not operands:
-        raise ValueError("stack expects at least one operand, got 0.")
-    ndim = core.get_aval(operands[0]).ndim
-    return stack_p.bind(*operands, axis=core.canonicalize_axis(axis, ndim + 1))
-
-
-tile_p = Primitive("tile")
-
-
-@tile_p.def_abstract_eval
-def _tile_abstract_eval(x, reps):
-    if x.ndim != len(reps):
-        raise TypeError("reps length must be equal to the ndim of x, got "
-                        f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
-    return ShapedArray(tuple(s * r for s, r in zip(x.shape, reps)), x.dtype,
-                       x.weak_type)
-
-
-@tile_p.def_impl
-def _tile_impl(x, reps):
-    return _xp().tile(x, reps) if x.ndim else x.copy()
-
-
-def tile(operand, reps):
-    """Repeat ``operand`` ``reps[i]`` times along each axis ``i``."""
-    return tile_p.bind(operand, reps=tuple(operator.index(r) for r in reps))
-
-
-pad_p = Primitive("pad")
-
-
-@pad_p.def_abstract_eval
-def _pad_abstract_eval(x, padding_value, padding_config):
-    if padding_value.shape != ():
-        raise TypeError(f"padding_value must be a scalar; got {padding_value.shape}")
-    if padding_value.dtype != x.dtype:
-        raise TypeError("lax.pad requires arguments to have the same dtypes, got "
-                        f"{x.dtype.name}, {padding_value.dtype.name}.")
-    if len(padding_config) != x.ndim:
-        raise ValueError("length of padding_config must equal the number of axes "
-                         f"of operand, got padding_config {padding_config} for "
-                         f"operand shape {x.shape}")
-    shape = []
-    for s, (lo, hi, interior) in zip(x.shape, padding_config):
-        if interior < 0:
-            raise ValueError("interior padding in padding_config must be "
-                             f"nonnegative, got padding_config {padding_config}")
-        out = lo + hi + s + builtins.max(0, s - 1) * interior
-        if out < 0:
-            raise ValueError("Dimension size after padding is not at least 0, got "
-                             f"result shape {tuple(shape)}, for padding_config "
-                             f"{padding_config} and operand shape {x.shape}")
-        shape.append(out)
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-@pad_p.def_impl
-def _pad_impl(x, padding_value, padding_config):
-    xp = _xp()
-    grown = [(builtins.max(lo, 0), builtins.max(hi, 0), i) for lo, hi, i in padding_config]
-    shape = [lo + hi + s + builtins.max(0, s - 1) * i
-             for s, (lo, hi, i) in zip(x.shape, grown)]
-    out = xp.full(shape, padding_value, dtype=x.dtype)
-    index = tuple(builtins.slice(lo, lo + s + builtins.max(0, s - 1) * i, i + 1)
-                  for s, (lo, hi, i) in zip(x.shape, grown))
-    out[index] = x
-    crop = tuple(builtins.slice(-lo if lo < 0 else 0, n + hi if hi < 0 else n)
-                 for n, (lo, hi, _) in zip(shape, padding_config))
-    return out[crop]
-
-
-def pad(operand, padding_value, padding_config):
-    """Pad with ``(low, high, interior)`` per axis; negative values crop."""
-    # Integers are kept as given (NumPy ints included) so that the equation
-    # prints the values jnp.pad passed, as JAX's does (SPEC NP-44).
-    config = tuple(tuple(v if isinstance(v, (int, np.integer)) else operator.index(v)
-                         for v in triple) for triple in padding_config)
-    return pad_p.bind(operand, padding_value, padding_config=config)
-
-
-slice_p = Primitive("slice")
-
-
-@slice_p.def_abstract_eval
-def _slice_abstract_eval(x, start_indices, limit_indices, strides):
-    if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
-        raise TypeError("slice start_indices and limit_indices must have length "
-                        f"equal to the number of dimensions of the operand, got "
-                        f"start_indices {start_indices} and limit_indices "
-                        f"{limit_indices} for operand shape {x.shape}.")
-    strides = strides or (1,) * x.ndim
-    shape = []
-    for s, lo, hi, st in zip(x.shape, start_indices, limit_indices, strides):
-        if not 0 <= lo <= hi <= s:
-            raise TypeError("slice start_indices must be greater than or equal to "
-                            "zero and less than or equal to limit_indices, which "
-                            "must be less than or equal to the operand shape, got "
-                            f"start_indices {start_indices}, limit_indices "
-                            f"{limit_indices} for operand shape {x.shape}.")
-        shape.append(0 if hi == lo else (hi - lo + st - 1) // st)
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-@slice_p.def_impl
-def _slice_impl(x, start_indices, limit_indices, strides):
-    strides = strides or (1,) * x.ndim
-    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st
-                   in zip(start_indices, limit_indices, strides))]
-
-
-def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
-    """Static slice ``operand[start:limit:stride]`` on every axis."""
-    start = tuple(operator.index(i) for i in start_indices)
-    limit = tuple(operator.index(i) for i in limit_indices)
-    strides = None if strides is None else tuple(operator.index(i) for i in strides)
-    return slice_p.bind(operand, start_indices=start, limit_indices=limit,
-                        strides=strides)
-
-
-def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
-    """``slice`` along one axis; ``None`` and negative bounds as in Python."""
-    aval = core.get_aval(operand)
-    axis = core.canonicalize_axis(axis, aval.ndim)
-    size = aval.shape[axis]
-    start, limit, _ = builtins.slice(start_index, limit_index).indices(size)
-    starts = [0] * aval.ndim
-    limits = list(aval.shape)
-    strides = [1] * aval.ndim
-    starts[axis], limits[axis], strides[axis] = start, builtins.max(start, limit), stride
-    # Always explicit strides: JAX prints ``strides=(1, 1)`` for these
-    # (``strides=None`` comes from jnp's static indexing instead).
-    return slice(operand, starts, limits, strides)
-
-
-def index_in_dim(operand, index, axis=0, keepdims=True):
-    """Element ``index`` of axis ``axis`` as a static slice."""
-    aval = core.get_aval(operand)
-    axis = core.canonicalize_axis(axis, aval.ndim)
-    size = aval.shape[axis]
-    index = operator.index(index)
-    if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
-    index %= size
-    out = slice_in_dim(operand, index, index + 1, 1, axis)
-    return out if keepdims else squeeze(out, (axis,))
-
-
-iota_p = Primitive("iota")
-
-
-@iota_p.def_abstract_eval
-def _iota_abstract_eval(dtype, shape, dimension, sharding):
-    return ShapedArray(shape, dtype)
-
-
-@iota_p.def_impl
-def _iota_impl(dtype, shape, dimension, sharding):
-    xp = _xp()
-    line = xp.arange(shape[dimension]).astype(dtype)
-    view = [1] * len(shape)
-    view[dimension] = shape[dimension]
-    return xp.broadcast_to(line.reshape(view), shape).copy()
-
-
-def iota(dtype, size, out_sharding=None):
-    """``[0, 1, ..., size-1]`` of ``dtype``."""
-    return broadcasted_iota(dtype, (size,), 0)
-
-
-def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
-    """An iota along ``dimension`` of an array of ``shape``."""
-    dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(dtype))
-    shape = tuple(operator.index(d) for d in shape)
-    if builtins.any(d < 0 for d in shape):
-        raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
-    return iota_p.bind(dtype=dtype, shape=shape,
-                       dimension=core.canonicalize_axis(dimension, len(shape)),
-                       sharding=None)
-
-
-copy_p = Primitive("copy")
-copy_p.def_abstract_eval(lambda x: x)
-copy_p.def_impl(lambda x: x.copy())
+ad.defjvp_zero(bitcast_convert_type_p)
 
 
 # ---------------------------------------------------------------------------
-# Reductions
+# The sibling modules' primitives, re-exported
 # ---------------------------------------------------------------------------
-
-def _reduction(name, classes, impl, extra_params=()):
-    prim = Primitive(name)
-
-    def abstract_eval(x, axes, **params):
-        _check_dtype(name, x.dtype, classes)
-        if builtins.any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
-            raise ValueError(f"{name}: axes {axes} are out of range or repeated "
-                             f"for operand of shape {x.shape}")
-        shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
-        return ShapedArray(shape, x.dtype, x.weak_type)
-
-    def impl_(x, axes, **params):
-        with np.errstate(all="ignore"):
-            return impl(x, axes)
-
-    prim.def_abstract_eval(abstract_eval)
-    prim.def_impl(impl_)
-    return prim
-
-
-def _sum_impl(x, axes):
-    return _xp().sum(x, axis=axes, dtype=x.dtype)
-
-
-def _prod_impl(x, axes):
-    return _xp().prod(x, axis=axes, dtype=x.dtype)
-
-
-def _max_reduce_impl(x, axes):
-    xp = _xp()
-    if x.size == 0:
-        return xp.full(_reduced_shape(x.shape, axes), _identity_for("max", x.dtype), x.dtype)
-    return xp.max(x, axis=axes)
-
-
-def _min_reduce_impl(x, axes):
-    xp = _xp()
-    if x.size == 0:
-        return xp.full(_reduced_shape(x.shape, axes), _identity_for("min", x.dtype), x.dtype)
-    return xp.min(x, axis=axes)
-
-
-def _reduced_shape(shape, axes):
-    return tuple(s for i, s in enumerate(shape) if i not in axes)
-
-
-def _identity_for(kind, dtype):
-    """The identity of max/min over ``dtype`` (used for empty reductions)."""
-    if dtype == np.bool_:
-        return kind == "min"
-    if dtypes.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        return info.min if kind == "max" else info.max
-    return -np.inf if kind == "max" else np.inf
-
-
-reduce_sum_p = _reduction("reduce_sum", _num, _sum_impl)
-reduce_prod_p = _reduction("reduce_prod", _num, _prod_impl)
-reduce_max_p = _reduction("reduce_max", _any, _max_reduce_impl)
-reduce_min_p = _reduction("reduce_min", _any, _min_reduce_impl)
-reduce_and_p = _reduction("reduce_and", _ints_bool,
-                          lambda x, axes: _xp().bitwise_and.reduce(x, axis=axes)
-                          if x.dtype != np.bool_ else _xp().all(x, axis=axes))
-reduce_or_p = _reduction("reduce_or", _ints_bool,
-                         lambda x, axes: _xp().bitwise_or.reduce(x, axis=axes)
-                         if x.dtype != np.bool_ else _xp().any(x, axis=axes))
-reduce_xor_p = _reduction("reduce_xor", _ints_bool,
-                          lambda x, axes: _xp().bitwise_xor.reduce(x, axis=axes)
-                          if x.dtype != np.bool_ else (_xp().sum(x, axis=axes) % 2).astype(bool))
-
-
-def _axes(axes):
-    return tuple(operator.index(a) for a in axes)
-
-
-def reduce_sum(operand, axes, out_sharding=None):
-    return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=None)
-
-
-def reduce_prod(operand, axes):
-    return reduce_prod_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_max(operand, axes, out_sharding=None):
-    return reduce_max_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_min(operand, axes, out_sharding=None):
-    return reduce_min_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_and(operand, axes):
-    return reduce_and_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_or(operand, axes):
-    return reduce_or_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_xor(operand, axes):
-    return reduce_xor_p.bind(operand, axes=_axes(axes))
-
-
-def _arg_reduction(name, np_fn):
-    prim = Primitive(name)
-
-    def abstract_eval(x, axes, index_dtype):
-        _check_dtype(name, x.dtype, _any)
-        axis, = axes
-        if not 0 <= axis < x.ndim:
-            raise ValueError(f"Invalid axis {axis} for operand shape {x.shape}")
-        if x.shape[axis] == 0:
-            raise ValueError(f"{name} on an empty axis is undefined: axis {axis} "
-                             f"of shape {x.shape}")
-        return ShapedArray(_reduced_shape(x.shape, axes), index_dtype)
-
-    def impl(x, axes, index_dtype):
-        # Complex numbers have no order: like XLA's comparator (gt/lt), refuse
-        # them when running (staging them is allowed, as in JAX).
-        _check_dtype("gt" if name == "argmax" else "lt", x.dtype, _ordered, 0)
-        return getattr(_xp(), np_fn)(x, axis=axes[0]).astype(index_dtype)
-
-    prim.def_abstract_eval(abstract_eval)
-    prim.def_impl(impl)
-    return prim
-
-
-argmax_p = _arg_reduction("argmax", "argmax")
-argmin_p = _arg_reduction("argmin", "argmin")
-
-
-def argmax(operand, axis, index_dtype):
-    """Index of the largest element along ``axis`` (first NaN wins)."""
-    return argmax_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(dtypes.to_dtype(index_dtype)))
-
-
-def argmin(operand, axis, index_dtype):
-    """Index of the smallest element along ``axis`` (first NaN wins)."""
-    return argmin_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(dtypes.to_dtype(index_dtype)))
-
-
-def _cumulative(name, classes, impl):
-    prim = Primitive(name)
-
-    def abstract_eval(x, axis, reverse):
-        _check_dtype(name, x.dtype, classes)
-        if not 0 <= axis < builtins.max(x.ndim, 1):
-            raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
-        return x
-
-    def impl_(x, axis, reverse):
-        xp = _xp()
-        if x.ndim == 0:
-            return x
-        if reverse:
-            x = xp.flip(x, axis)
-        with np.errstate(all="ignore"):
-            out = impl(x, axis)
-        return xp.flip(out, axis) if reverse else out
-
-    prim.def_abstract_eval(abstract_eval)
-    prim.def_impl(impl_)
-
-    def fn(operand, axis=0, reverse=False):
-        ndim = core.get_aval(operand).ndim
-        return prim.bind(operand, axis=core.canonicalize_axis(axis, builtins.max(ndim, 1)),
-                         reverse=bool(reverse))
-    fn.__name__ = name
-    fn.__doc__ = f"Cumulative ``{name[3:]}`` along ``axis`` (the ``{name}`` primitive)."
-    return prim, fn
-
-
-def _cumlogsumexp_impl(x, axis):
-    return _xp().logaddexp.accumulate(x, axis=axis)
-
-
-cumsum_p, cumsum = _cumulative(
-    "cumsum", _num, lambda x, axis: _xp().cumsum(x, axis=axis, dtype=x.dtype))
-cumprod_p, cumprod = _cumulative(
-    "cumprod", _num, lambda x, axis: _xp().cumprod(x, axis=axis, dtype=x.dtype))
-cummax_p, cummax = _cumulative(
-    "cummax", _any, lambda x, axis: _xp().maximum.accumulate(x, axis=axis))
-cummin_p, cummin = _cumulative(
-    "cummin", _any, lambda x, axis: _xp().minimum.accumulate(x, axis=axis))
-cumlogsumexp_p, cumlogsumexp = _cumulative("cumlogsumexp", _float, _cumlogsumexp_impl)
-
-
-# ---------------------------------------------------------------------------
-# Contractions
-# ---------------------------------------------------------------------------
-
-dot_general_p = Primitive("dot_general")
-
-
-def _dot_general_shape(lhs, rhs, dimension_numbers):
-    (lc, rc), (lb, rb) = dimension_numbers
-    for a, b in zip(lb, rb):
-        if lhs.shape[a] != rhs.shape[b]:
-            raise TypeError("dot_general requires lhs batch dimensions and rhs "
-                            "batch dimensions to have the same shape, got "
-                            f"{tuple(lhs.shape[i] for i in lb)} and "
-                            f"{tuple(rhs.shape[i] for i in rb)}.")
-    for a, b in zip(lc, rc):
-        if lhs.shape[a] != rhs.shape[b]:
-            raise TypeError("dot_general requires contracting dimensions to have "
-                            "the same shape, got "
-                            f"{tuple(lhs.shape[i] for i in lc)} and "
-                            f"{tuple(rhs.shape[i] for i in rc)}.")
-    batch = tuple(lhs.shape[i] for i in lb)
-    lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc and i not in lb)
-    rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc and i not in rb)
-    return batch + lfree + rfree
-
-
-@dot_general_p.def_abstract_eval
-def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision,
-                               preferred_element_type, out_sharding):
-    shape = _dot_general_shape(lhs, rhs, dimension_numbers)
-    dt = _dot_general_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
-    # The standard weak-type rule, even with preferred_element_type (SPEC NP-47).
-    return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
-
-
-def _dot_type_rank(dt):
-    """How XLA ranks operand types of a dot: complex, exponent and mantissa
-    range, bit width, signedness (the wider operand gives the result)."""
-    real = np.finfo(dt).dtype if dt.kind == "c" else dt
-    is_float = real.kind == "f" or real == dtypes.bfloat16
-    finfo = dtypes.finfo(real) if is_float else None
-    bits = 1 if real == np.bool_ else real.itemsize * 8
-    return (dt.kind == "c", finfo.maxexp if finfo else -1,
-            finfo.nmant if finfo else -1, bits, real.kind != "u")
-
-
-def _dot_general_dtype(lhs, rhs, preferred):
-    """Mixed operand dtypes are allowed when one ranks above the other; a
-    ``preferred_element_type`` then widens the result."""
-    lr, rr = _dot_type_rank(lhs), _dot_type_rank(rhs)
-    if lr == rr and lhs != rhs:
-        raise TypeError(f"lax.dot_general argument type error: {lhs}, {rhs}")
-    result = lhs if lr >= rr else rhs
-    if preferred is None or preferred == result:
-        return result
-    if result.kind != "f" and result != dtypes.bfloat16 and (
-            _dot_type_rank(preferred)[3] < _dot_type_rank(result)[3]):
-        raise TypeError("`preferred_element_type` must not be narrower than the "
-                        "original type, got preferred_element_type of "
-                        f"{preferred} for result type of {result}.")
-    return preferred
-
-
-@dot_general_p.def_impl
-def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
-                      preferred_element_type, out_sharding):
-    xp = _xp()
-    (lc, rc), (lb, rb) = dimension_numbers
-    n = 0
-
-    def fresh():
-        nonlocal n
-        n += 1
-        return n - 1
-
-    lsub = [fresh() for _ in range(lhs.ndim)]
-    rsub = [None] * rhs.ndim
-    for a, b in zip(lc, rc):
-        rsub[b] = lsub[a]
-    for a, b in zip(lb, rb):
-        rsub[b] = lsub[a]
-    rsub = [s if s is not None else fresh() for s in rsub]
-    out = ([lsub[i] for i in lb]
-           + [lsub[i] for i in range(lhs.ndim) if i not in lc and i not in lb]
-           + [rsub[i] for i in range(rhs.ndim) if i not in rc and i not in rb])
-    out_dtype = preferred_element_type or lhs.dtype
-    compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
-    with np.errstate(all="ignore"):
-        result = xp.einsum(lhs.astype(compute), lsub, rhs.astype(compute), rsub, out)
-    return xp.asarray(result).astype(out_dtype)
-
-
-def _dot_compute_dtype(a, b, out):
-    """Accumulate in at least float32 / the output's integer width."""
-    if out.kind in "iub":
-        return np.dtype(out) if out.kind != "b" else np.dtype(np.int32)
-    wide = np.result_type(np.float32, *(d for d in (a, b, out)
-                                        if d.kind in "fc" and d.itemsize >= 4))
-    if builtins.any(d.kind == "c" for d in (a, b, out)):
-        wide = np.result_type(wide, np.complex64)
-    return wide
-
-
-def _pp_dot_general(params):
-    shown = {k: v for k, v in params.items() if v is not None}
-    shown.pop("out_sharding", None)
-    (lc, rc), (lb, rb) = params["dimension_numbers"]
-    shown["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
-    return shown
-
-
-dot_general_p.pp_params = _pp_dot_general
-
-
-class Precision(enum.Enum):
-    """Matmul precision hints; refjax computes in full precision always."""
-    DEFAULT = 0
-    HIGH = 1
-    HIGHEST = 2
-
-    def __str__(self):
-        return self.name
-
-
-def _canon_precision(precision):
-    if precision is None:
-        return None
-    if isinstance(precision, str):
-        precision = Precision[precision.upper()]
-    if isinstance(precision, Precision):
-        return (precision, precision)
-    return tuple(precision)
-
-
-def dot_general(lhs, rhs, dimension_numbers, precision=None,
-                preferred_element_type=None, out_sharding=None):
-    """General tensor contraction: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``."""
-    (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(map(operator.index, lc)), tuple(map(operator.index, rc))),
-          (tuple(map(operator.index, lb)), tuple(map(operator.index, rb))))
-    pet = (None if preferred_element_type is None else
-           dtypes.canonicalize_dtype(dtypes.to_dtype(preferred_element_type)))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
-                              precision=_canon_precision(precision),
-                              preferred_element_type=pet, out_sharding=None)
-
-
-def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
-    """Vector/matrix products of rank-1 and rank-2 operands."""
-    ln, rn = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
-    if not (1 <= ln <= 2 and 1 <= rn <= 2):
-        raise TypeError("dot requires operands of rank 1 or 2, got shapes "
-                        f"{core.get_aval(lhs).shape} and {core.get_aval(rhs).shape}.")
-    return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
-
-
-# ---------------------------------------------------------------------------
-# Sorting
-# ---------------------------------------------------------------------------
-
-sort_p = Primitive("sort", multiple_results=True)
-
-
-@sort_p.def_abstract_eval
-def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
-    shape = operands[0].shape
-    if builtins.any(o.shape != shape for o in operands):
-        raise TypeError("sort arguments must all have the same shape, got "
-                        f"{', '.join(str(o.shape) for o in operands)}")
-    if not 0 <= dimension < builtins.max(len(shape), 1):
-        raise ValueError(f"dimension {dimension} out of bounds for shape {shape}")
-    if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"{num_keys=} must be between 1 and {len(operands)}")
-    return list(operands)
-
-
-def _sort_key(x):
-    """Keys ordering like XLA: -inf < ... < -0.0 == 0.0 < ... < inf < NaN (any sign)."""
-    xp = _xp()
-    if x.dtype.kind == "c":
-        return _sort_key(xp.real(x)) + _sort_key(xp.imag(x))
-    if x.dtype.kind != "f" and x.dtype not in (dtypes.bfloat16,):
-        return [x]
-    wide = x.astype(np.float64)
-    nan = xp.isnan(wide)
-    # Every NaN, whatever its sign, sorts last (as XLA's comparator does).
-    return [nan.astype(np.int8), xp.where(nan, 0.0, wide)]
-
-
-@sort_p.def_impl
-def _sort_impl(*operands, dimension, is_stable, num_keys):
-    xp = _xp()
-    if operands[0].ndim == 0:
-        return list(operands)
-    moved = [xp.moveaxis(o, dimension, -1) for o in operands]
-    keys = []
-    for k in moved[:num_keys]:
-        keys.extend(_sort_key(k))
-    # lexsort sorts by the last key first.
-    perm = xp.lexsort(list(reversed(keys)), axis=-1)
-    return [xp.moveaxis(xp.take_along_axis(o, perm, axis=-1), -1, dimension)
-            for o in moved]
-
-
-def sort(operand, dimension=-1, is_stable=True, num_keys=1):
-    """Sort one array, or several by their first ``num_keys`` (lexicographic)."""
-    single = not isinstance(operand, (tuple, list))
-    operands = [operand] if single else list(operand)
-    ndim = core.get_aval(operands[0]).ndim
-    dim = core.canonicalize_axis(dimension, builtins.max(ndim, 1))
-    out = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable),
-                      num_keys=operator.index(num_keys))
-    return out[0] if single else tuple(out)
-
-
-def sort_key_val(keys, values, dimension=-1, is_stable=True):
-    """Sort ``keys`` and permute ``values`` the same way."""
-    return sort((keys, values), dimension, is_stable, 1)
+from refjax._src.lax.shapes import (  # noqa: E402,F401
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_to_rank,
+    broadcasted_iota, concatenate, concatenate_p, copy_p, expand_dims,
+    index_in_dim, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p,
+    slice, slice_in_dim, slice_p, split, split_p, squeeze, squeeze_p,
+    stack, stack_p, tile, tile_p, transpose, transpose_p, _static_shape,
+)
+from refjax._src.lax.reductions import (  # noqa: E402,F401
+    argmax, argmax_p, argmin, argmin_p, cumlogsumexp, cumlogsumexp_p,
+    cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
+    cumsum_p, reduce_and, reduce_and_p, reduce_max, reduce_max_p,
+    reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod,
+    reduce_prod_p, reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p,
+)
+from refjax._src.lax.dot import (  # noqa: E402,F401
+    dot, dot_general, dot_general_p, Precision, _canon_precision,
+    _dot_compute_dtype,
+)
+from refjax._src.lax.sorting import (  # noqa: E402,F401
+    sort, sort_key_val, sort_p,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -1568,11 +1087,15 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """Like ``full``, taking the shape and dtype of ``x`` by default."""
+    """Like ``full``, taking the shape, dtype and weak type of ``x`` by default."""
     aval = core.get_aval(x)
-    dt = aval.dtype if dtype is None else dtype
-    out = full(aval.shape if shape is None else shape, fill_value, dt)
-    return out
+    shape = aval.shape if shape is None else _static_shape(shape)
+    if core.get_aval(fill_value).shape:
+        raise TypeError(f"full must be called with scalar fill_value, got "
+                        f"fill_value.shape {core.get_aval(fill_value).shape}.")
+    weak = dtype is None and aval.weak_type
+    fill = _convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak)
+    return broadcast(fill, shape)
 
 
 def reciprocal(x):

@@ -8,10 +8,12 @@ import operator
 
 import numpy as np
 
+from refjax._src import ad
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax, slicing
 
 
 def _xp():
@@ -64,6 +66,32 @@ def _top_k_impl(x, k, axis):
     values = xp.take_along_axis(xp.flip(moved, -1), order, axis=-1)
     return [xp.moveaxis(values, -1, axis),
             xp.moveaxis(order.astype(np.int32), -1, axis)]
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    """The values' tangent is the operand's tangent at the chosen indices;
+    the indices are integers with a float0 tangent (SPEC AD-37)."""
+    operand, = primals
+    values, indices = top_k_p.bind(operand, k=k, axis=axis)
+    index_zero = ad.Zero.from_primal_value(indices)
+    if type(tangents[0]) is ad.Zero:
+        return [values, indices], [ad.Zero.from_primal_value(values), index_zero]
+    return [values, indices], [_take_along(tangents[0], indices, axis), index_zero]
+
+
+def _take_along(x, indices, axis):
+    """``x[..., indices, ...]`` along ``axis``, elementwise in the other axes:
+    a gather batched over every axis but ``axis``."""
+    rank = core.get_aval(indices).ndim
+    others = tuple(d for d in range(rank) if d != axis)
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+        operand_batching_dims=others, start_indices_batching_dims=others)
+    starts = lax.expand_dims(indices, (rank,))
+    return slicing.gather(x, starts, dnums, (1,) * rank)
+
+
+top_k_p.jvp = _top_k_jvp
 
 
 def top_k(operand, k, *, axis=-1):
@@ -131,6 +159,16 @@ def _reduce_precision_impl(x, exponent_bits, mantissa_bits):
     if mantissa_bits > 0:
         out = xp.where(xp.isnan(x), x, out).astype(x.dtype)
     return out
+
+
+def _reduce_precision_transpose(ct, x, *, exponent_bits, mantissa_bits):
+    """Treated as linear, as JAX does: tangents and cotangents are rounded
+    the same way (SPEC AD-37)."""
+    return [reduce_precision_p.bind(ct, exponent_bits=exponent_bits,
+                                    mantissa_bits=mantissa_bits)]
+
+
+ad.deflinear(reduce_precision_p, _reduce_precision_transpose)
 
 
 def reduce_precision(operand, exponent_bits, mantissa_bits):

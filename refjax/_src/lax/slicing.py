@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from refjax._src import ad
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
@@ -163,6 +164,34 @@ def _dynamic_slice_impl(operand, *starts, slice_sizes):
     return _xp().ascontiguousarray(operand[window])
 
 
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    """The same window of the tangent; starts are integers, never
+    differentiated (SPEC AD-30)."""
+    operand, *starts = primals
+    out = dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
+    if type(tangents[0]) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, dynamic_slice_p.bind(tangents[0], *starts, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
+    """The window's cotangent written into zeros at the same starts: the
+    update is clamped exactly as the slice was (SPEC AD-30)."""
+    if type(ct) is ad.Zero:
+        return _zero_cotangents([operand, *starts])
+    zeros = _lax().full(operand.aval.shape, 0, operand.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+dynamic_slice_p.jvp = _dynamic_slice_jvp
+dynamic_slice_p.transpose = _dynamic_slice_transpose
+
+
+def _zero_cotangents(args):
+    """A symbolic zero for each linear operand, None for the others."""
+    return [ad.Zero(a.aval) if ad.is_undefined_primal(a) else None for a in args]
+
+
 def dynamic_slice(operand, start_indices, slice_sizes, *,
                   allow_negative_indices=True):
     """The ``slice_sizes`` window of ``operand`` at ``start_indices``.
@@ -247,6 +276,39 @@ def _dynamic_update_slice_impl(operand, update, *starts):
         return update.copy()
     out[_clamped_window(starts, operand.shape, update.shape)] = update
     return out
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    """Linear in operand and update jointly: the tangent update written into
+    the tangent operand at the same starts (SPEC AD-30)."""
+    operand, update, *starts = primals
+    out = dynamic_update_slice_p.bind(operand, update, *starts)
+    t_operand, t_update = tangents[:2]
+    if type(t_operand) is ad.Zero and type(t_update) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    t_out = dynamic_update_slice_p.bind(ad.instantiate_zeros(t_operand),
+                                        ad.instantiate_zeros(t_update), *starts)
+    return out, t_out
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+    """The operand gets the cotangent with the overwritten window zeroed;
+    the update gets that window (SPEC AD-30)."""
+    if type(ct) is ad.Zero:
+        return _zero_cotangents([operand, update, *starts])
+    update_aval = (update.aval if ad.is_undefined_primal(update)
+                   else core.get_aval(update))
+    ct_operand = ct_update = None
+    if ad.is_undefined_primal(operand):
+        zeros = _lax().full(update_aval.shape, 0, _dtype_of(ct))
+        ct_operand = dynamic_update_slice_p.bind(ct, zeros, *starts)
+    if ad.is_undefined_primal(update):
+        ct_update = dynamic_slice_p.bind(ct, *starts, slice_sizes=update_aval.shape)
+    return [ct_operand, ct_update] + [None] * len(starts)
+
+
+dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
+dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
 
 
 def dynamic_update_slice(operand, update, start_indices, *,
@@ -695,6 +757,49 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *,
         mode=parsed, fill_value=fill_value)
 
 
+def _scatter_dnums_of(dnums):
+    """The scatter that writes back where a gather with ``dnums`` reads."""
+    return ScatterDimensionNumbers(
+        update_window_dims=dnums.offset_dims,
+        inserted_window_dims=dnums.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dnums.start_index_map,
+        operand_batching_dims=dnums.operand_batching_dims,
+        scatter_indices_batching_dims=dnums.start_indices_batching_dims)
+
+
+def _gather_jvp(primals, tangents, *, dimension_numbers, slice_sizes,
+                unique_indices, indices_are_sorted, mode, fill_value):
+    """The same windows of the tangent, filled with 0 where the primal is
+    filled (SPEC AD-31)."""
+    operand, indices = primals
+    params = dict(dimension_numbers=dimension_numbers, slice_sizes=slice_sizes,
+                  unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode)
+    out = gather_p.bind(operand, indices, fill_value=fill_value, **params)
+    if type(tangents[0]) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    tangent_fill = 0 if mode == GatherScatterMode.FILL_OR_DROP else None
+    return out, gather_p.bind(tangents[0], indices, fill_value=tangent_fill, **params)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
+                      unique_indices, indices_are_sorted, mode, fill_value):
+    """A scatter-add of the cotangent into zeros, with the same dimension
+    numbers and mode: windows read twice get their cotangents summed,
+    filled windows are dropped (SPEC AD-31)."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval), None]
+    zeros = _lax().full(operand.aval.shape, 0, _dtype_of(ct))
+    out = scatter_add(zeros, indices, ct, _scatter_dnums_of(dimension_numbers),
+                      indices_are_sorted=indices_are_sorted,
+                      unique_indices=unique_indices, mode=mode)
+    return [out, None]
+
+
+gather_p.jvp = _gather_jvp
+gather_p.transpose = _gather_transpose
+
+
 def index_take(src, idxs, axes):
     """``src`` indexed by one integer array per axis in ``axes`` (taken
     modulo the axis size), the other axes kept whole, via ``gather``."""
@@ -997,6 +1102,284 @@ def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
     return _bind_scatter(scatter_max_p, _lax().max, operand, scatter_indices,
                          updates, dimension_numbers, indices_are_sorted,
                          unique_indices, mode)
+
+
+# ---------------------------------------------------------------------------
+# Derivatives of the scatters (SPEC AD-32 .. AD-35)
+#
+# Indices are integers: their tangents are float0 zeros and they are never
+# linear inputs of a transpose.  Reading back "the operand element each
+# update element lands on" is the gather inverse to the scatter.
+# ---------------------------------------------------------------------------
+
+def _gather_dnums_of(dnums):
+    """The gather that reads where a scatter with ``dnums`` writes."""
+    return GatherDimensionNumbers(
+        offset_dims=dnums.update_window_dims,
+        collapsed_slice_dims=dnums.inserted_window_dims,
+        start_index_map=dnums.scatter_dims_to_operand_dims,
+        operand_batching_dims=dnums.operand_batching_dims,
+        start_indices_batching_dims=dnums.scatter_indices_batching_dims)
+
+
+def _update_slice_sizes(rank, updates_shape, dnums):
+    """Window sizes of that gather: 1 along inserted and batching axes, the
+    update window sizes along the others, in order."""
+    window = iter(updates_shape[d] for d in dnums.update_window_dims)
+    singleton = set(dnums.inserted_window_dims) | set(dnums.operand_batching_dims)
+    return tuple(1 if d in singleton else next(window) for d in range(rank))
+
+
+def _read_back(x, indices, updates_shape, dnums, mode, fill_value=None):
+    """For every update element, the element of ``x`` (shaped like the
+    operand) that it is scattered onto: a gather of update shape."""
+    sizes = _update_slice_sizes(core.get_aval(x).ndim, updates_shape, dnums)
+    return gather(x, indices, _gather_dnums_of(dnums), sizes, mode=mode,
+                  fill_value=fill_value)
+
+
+def _shape_of(x):
+    return x.aval.shape if ad.is_undefined_primal(x) else core.get_aval(x).shape
+
+
+def _scatter_addsub_jvp(prim):
+    """scatter-add and scatter-sub are linear in (operand, updates): the
+    same scatter applied to the tangents (SPEC AD-32)."""
+    def jvp(primals, tangents, **params):
+        operand, indices, updates = primals
+        out = prim.bind(operand, indices, updates, **params)
+        t_operand, _, t_updates = tangents
+        if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        t_out = prim.bind(ad.instantiate_zeros(t_operand), indices,
+                          ad.instantiate_zeros(t_updates), **params)
+        return out, t_out
+    return jvp
+
+
+def _scatter_addsub_transpose(prim):
+    """The operand's cotangent passes through; each update element gets the
+    cotangent of the position it was added to (negated for scatter-sub), 0
+    if it was dropped (SPEC AD-32)."""
+    def transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                  **unused):
+        if type(ct) is ad.Zero:
+            return _zero_cotangents([operand, indices, updates])
+        ct_operand = ct if ad.is_undefined_primal(operand) else None
+        ct_updates = None
+        if ad.is_undefined_primal(updates):
+            ct_updates = _read_back(ct, indices, updates.aval.shape,
+                                    dimension_numbers, mode, fill_value=0)
+            if prim is scatter_sub_p:
+                ct_updates = _lax().neg(ct_updates)
+        return [ct_operand, None, ct_updates]
+    return transpose
+
+
+scatter_add_p.jvp = _scatter_addsub_jvp(scatter_add_p)
+scatter_add_p.transpose = _scatter_addsub_transpose(scatter_add_p)
+scatter_sub_p.jvp = _scatter_addsub_jvp(scatter_sub_p)
+scatter_sub_p.transpose = _scatter_addsub_transpose(scatter_sub_p)
+
+
+_SCATTER_MUL_UNIQUE = ("scatter_mul gradients are only implemented if "
+                       "`unique_indices=True`")
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    """Linear in the operand (its tangent is multiplied by the same updates).
+    In the updates only with ``unique_indices=True``, where each touched
+    element is ``operand * update``: ``operand`` times the tangent updates
+    scattered into zeros; NotImplementedError otherwise (SPEC AD-33)."""
+    operand, indices, updates = primals
+    out = scatter_mul_p.bind(operand, indices, updates, **params)
+    t_operand, _, t_updates = tangents
+    t_out = ad.Zero.from_primal_value(out)
+    if type(t_operand) is not ad.Zero:
+        t_out = scatter_mul_p.bind(t_operand, indices, updates, **params)
+    if type(t_updates) is not ad.Zero:
+        if not params["unique_indices"]:
+            raise NotImplementedError(_SCATTER_MUL_UNIQUE)
+        lax = _lax()
+        spread = scatter_add(
+            lax.full(core.get_aval(operand).shape, 0, _dtype_of(t_updates)),
+            indices, t_updates, params["dimension_numbers"],
+            indices_are_sorted=params["indices_are_sorted"],
+            unique_indices=True, mode=params["mode"])
+        t_out = ad.add_tangents(t_out, lax.mul(operand, spread))
+    return out, t_out
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, **params):
+    """Operand: the cotangent multiplied by the updates at their positions.
+    Updates (``unique_indices=True`` only): ``ct * operand`` read back at
+    each update element (SPEC AD-33)."""
+    if ad.is_undefined_primal(updates) and not params["unique_indices"]:
+        raise NotImplementedError(_SCATTER_MUL_UNIQUE)
+    if type(ct) is ad.Zero:
+        return _zero_cotangents([operand, indices, updates])
+    ct_operand = ct_updates = None
+    if ad.is_undefined_primal(operand):
+        ct_operand = scatter_mul_p.bind(ct, indices, updates, **params)
+    if ad.is_undefined_primal(updates):
+        ct_updates = _read_back(_lax().mul(ct, operand), indices,
+                                updates.aval.shape, params["dimension_numbers"],
+                                params["mode"], fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
+scatter_mul_p.jvp = _scatter_mul_jvp
+scatter_mul_p.transpose = _scatter_mul_transpose
+
+
+def _scatter_extremum_jvp(prim):
+    """scatter-min / scatter-max: each output element's tangent is the mean
+    of the tangents of everything that ties with the result there -- the
+    operand element if it equals the result, and every update equal to it
+    (SPEC AD-34).  The tangent is a linear combination of the operand and
+    update tangents whose coefficients are computed from the primals."""
+    def jvp(primals, tangents, **params):
+        operand, indices, updates = primals
+        out = prim.bind(operand, indices, updates, **params)
+        t_operand, _, t_updates = tangents
+        if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        operand_coef, updates_coef = _extremum_weights(operand, indices, updates,
+                                                       out, params)
+        lax = _lax()
+        t_out = lax.mul(ad.instantiate_zeros(t_operand), operand_coef)
+        t_out = _scatter_like(scatter_add_p, t_out, indices,
+                              lax.mul(ad.instantiate_zeros(t_updates), updates_coef),
+                              params)
+        return out, t_out
+    return jvp
+
+
+def _scatter_like(prim, operand, indices, updates, params):
+    """``prim`` with the dimension numbers, flags and mode of ``params``."""
+    jaxpr, consts = (None, ()) if prim is scatter_p else _reduction_jaxpr(
+        _lax().add, _dtype_of(operand))
+    return prim.bind(operand, indices, updates, update_jaxpr=jaxpr,
+                     update_consts=consts,
+                     dimension_numbers=params["dimension_numbers"],
+                     indices_are_sorted=params["indices_are_sorted"],
+                     unique_indices=params["unique_indices"], mode=params["mode"])
+
+
+def _extremum_weights(operand, indices, updates, out, params):
+    """(operand coefficient, updates coefficient): ``1 / n`` for each of the
+    ``n`` values tying with the result at a position, 0 for the others, and
+    1 for operand elements no update reaches.  A NaN result ties with
+    nothing: its tangent is 0."""
+    lax = _lax()
+    dtype = _dtype_of(out)
+    dnums, mode = params["dimension_numbers"], params["mode"]
+    updates_shape = core.get_aval(updates).shape
+
+    def ones_like(x):
+        return lax.full(core.get_aval(x).shape, 1, dtype)
+
+    def zeros_like(x):
+        return lax.full(core.get_aval(x).shape, 0, dtype)
+
+    operand_ties = lax.eq(operand, out)
+    update_ties = lax.eq(updates, _read_back(out, indices, updates_shape, dnums, mode))
+    reached = lax.gt(_scatter_like(scatter_add_p, zeros_like(operand), indices,
+                                   ones_like(updates), params), zeros_like(operand))
+    ties = _scatter_like(scatter_add_p,
+                         lax.convert_element_type(operand_ties, dtype), indices,
+                         lax.convert_element_type(update_ties, dtype), params)
+    share = lax.div(ones_like(operand),
+                    lax.select(lax.gt(ties, zeros_like(ties)), ties, ones_like(ties)))
+    operand_coef = lax.select(
+        reached, lax.select(operand_ties, share, zeros_like(share)), ones_like(share))
+    updates_coef = lax.select(
+        update_ties, _read_back(share, indices, updates_shape, dnums, mode),
+        zeros_like(updates))
+    return operand_coef, updates_coef
+
+
+scatter_min_p.jvp = _scatter_extremum_jvp(scatter_min_p)
+scatter_max_p.jvp = _scatter_extremum_jvp(scatter_max_p)
+
+
+def _scatter_jvp(primals, tangents, **params):
+    """``scatter`` (overwrite).  With ``unique_indices=True`` every position
+    is written at most once: the same scatter on the tangents.  Otherwise
+    the operand element or update element that *won* each position is
+    found by scattering update ids, and the tangent is a scatter-add of the
+    winners' tangents only (SPEC AD-35).  ``scatter_apply`` (an
+    ``update_jaxpr``) has no JVP, as in JAX."""
+    if params["update_jaxpr"] is not None:
+        raise NotImplementedError("scatter_apply JVP not implemented")
+    operand, indices, updates = primals
+    out = scatter_p.bind(operand, indices, updates, **params)
+    t_operand, _, t_updates = tangents
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    t_operand = ad.instantiate_zeros(t_operand)
+    t_updates = ad.instantiate_zeros(t_updates)
+    if params["unique_indices"]:
+        return out, scatter_p.bind(t_operand, indices, t_updates, **params)
+    operand_kept, update_won = _scatter_winners(operand, indices, updates, params)
+    lax = _lax()
+    kept = lax.select(operand_kept, t_operand, lax.full_like(t_operand, 0))
+    won = lax.select(update_won, t_updates, lax.full_like(t_updates, 0))
+    return out, _scatter_like(scatter_add_p, kept, indices, won, params)
+
+
+def _scatter_winners(operand, indices, updates, params):
+    """(operand elements not overwritten, update elements that were written
+    and not overwritten), as boolean masks.
+
+    Every update window gets an id from 1 (its elements share it); scattering
+    the ids into zeros with the same scatter leaves at each position the id
+    that won it, or 0.  An update element won if reading back its position
+    gives its own id."""
+    lax = _lax()
+    dnums = params["dimension_numbers"]
+    updates_shape = core.get_aval(updates).shape
+    scatter_axes = tuple(d for d in range(len(updates_shape))
+                         if d not in dnums.update_window_dims)
+    ids_shape = tuple(updates_shape[d] for d in scatter_axes)
+    n = int(np.prod(ids_shape, dtype=np.int64))
+    id_dtype = next(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32)
+                    if n < np.iinfo(t).max)
+    ids = lax.add(lax.iota(id_dtype, n), lax.full((n,), 1, id_dtype))
+    ids = lax.broadcast_in_dim(lax.reshape(ids, ids_shape), updates_shape,
+                               scatter_axes)
+    operand_shape = core.get_aval(operand).shape
+    placed = _scatter_like(scatter_p, lax.full(operand_shape, 0, id_dtype),
+                           indices, ids, params)
+    operand_kept = lax.eq(placed, lax.full(operand_shape, 0, id_dtype))
+    update_won = lax.eq(ids, _read_back(placed, indices, updates_shape, dnums,
+                                        params["mode"]))
+    return operand_kept, update_won
+
+
+def _scatter_transpose(ct, operand, indices, updates, **params):
+    """Only with ``unique_indices=True`` (NotImplementedError otherwise, as
+    in JAX): the operand gets the cotangent with written positions zeroed,
+    each update element the cotangent of its position (SPEC AD-35)."""
+    if not params["unique_indices"]:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True")
+    if type(ct) is ad.Zero:
+        return _zero_cotangents([operand, indices, updates])
+    ct_operand = ct_updates = None
+    updates_shape = _shape_of(updates)
+    if ad.is_undefined_primal(operand):
+        zeros = _lax().full(updates_shape, 0, _dtype_of(ct))
+        ct_operand = scatter_p.bind(ct, indices, zeros, **params)
+    if ad.is_undefined_primal(updates):
+        ct_updates = _read_back(ct, indices, updates_shape,
+                                params["dimension_numbers"], params["mode"],
+                                fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
+scatter_p.jvp = _scatter_jvp
+scatter_p.transpose = _scatter_transpose
 
 
 _apply_wrappers = weakref.WeakKeyDictionary()

@@ -4,8 +4,9 @@ Each function is the same composition of ``jax.numpy`` operations as JAX's,
 under ``jit`` where JAX jits it, so values, dtypes and weak types agree:
 ``relu`` of an integer array stays integer; functions built on ``exp`` or
 ``log`` promote integers to the default float; float16/bfloat16 stay as they
-are.  (JAX's custom JVP rules for ``relu`` and ``relu6`` arrive with
-differentiation.)
+are.  Derivatives follow JAX too: ``relu`` and ``relu6`` carry custom JVP
+rules that are 0 at their kinks, and the normalizations shift by a maximum
+held under ``stop_gradient`` (SPEC AD-70, AD-76).
 """
 import operator
 
@@ -13,7 +14,9 @@ import numpy as np
 
 from refjax._src import core
 from refjax._src import dtypes
+from refjax._src.ad import stop_gradient
 from refjax._src.api import jit
+from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.nn.logsumexp import logsumexp  # noqa: F401 - re-exported
@@ -39,16 +42,38 @@ def identity(x):
     return jnp.ensure_arraylike("identity", x)[0]
 
 
+def _pass_where(mask, g):
+    """The tangent ``g`` where ``mask`` holds, 0 elsewhere."""
+    return lax.select(mask, g, lax.full_like(g, 0))
+
+
+@custom_jvp
 @jit
 def relu(x):
-    """``max(x, 0)``; integer and bool inputs give integers (SPEC NN-1)."""
+    """``max(x, 0)``; integer and bool inputs give integers (SPEC NN-1).
+
+    Its derivative is 1 where ``x > 0`` and 0 elsewhere, the kink included
+    (SPEC AD-70), rather than the 1/2 that ``maximum``'s tie rule would give.
+    """
     return ufuncs.maximum(x, 0)
 
 
+relu.defjvps(lambda g, ans, x: _pass_where(ufuncs.greater(x, 0), g))
+
+
+@custom_jvp
 @jit
 def relu6(x):
-    """``min(max(x, 0), 6.)``: the float bound makes integers float (SPEC NN-1)."""
+    """``min(max(x, 0), 6.)``: the float bound makes integers float (SPEC NN-1).
+
+    Its derivative is 1 strictly inside (0, 6) and 0 elsewhere, both kinks
+    included (SPEC AD-70).
+    """
     return ufuncs.minimum(ufuncs.maximum(x, 0), 6.)
+
+
+relu6.defjvps(lambda g, ans, x: _pass_where(
+    ufuncs.bitwise_and(ufuncs.greater(x, 0), ufuncs.less(x, 6)), g))
 
 
 @jit
@@ -214,10 +239,15 @@ def softmax(x, axis=-1, where=None):
     ``axis`` is an int, a tuple or None (all axes).  Masked-out elements
     (``where`` False) give 0 and do not count in the sum; a ``+inf`` input
     or an all ``-inf`` slice makes the slice NaN.  Not jitted (as in JAX).
+
+    The maximum only guards against overflow: it is held under
+    ``stop_gradient``, so derivatives flow through ``exp`` and the sum alone
+    (SPEC AD-76).  (JAX's opt-in ``jax_softmax_custom_jvp`` rule is not
+    provided; its default is this definition.)
     """
     x_max = jnp.max(x, axis, keepdims=True, where=where, initial=-np.inf)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, x_max))
+    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, stop_gradient(x_max)))
     total = jnp.sum(unnormalized, axis, keepdims=True, where=where)
     result = ufuncs.true_divide(unnormalized, total)
     if where is not None:
@@ -229,12 +259,13 @@ def softmax(x, axis=-1, where=None):
 def log_softmax(x, axis=-1, where=None):
     """``x - max - log(sum(exp(x - max)))`` along ``axis`` (SPEC NN-3).
 
-    Masked-out elements give ``-inf``.
+    Masked-out elements give ``-inf``.  The maximum is held under
+    ``stop_gradient`` (SPEC AD-76).
     """
     x, = jnp.ensure_arraylike("log_softmax", x)
     x_max = jnp.max(x, axis, keepdims=True, where=where, initial=-np.inf)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    shifted = ufuncs.subtract(x_safe, x_max)
+    shifted = ufuncs.subtract(x_safe, stop_gradient(x_max))
     shifted_logsumexp = ufuncs.log(
         jnp.sum(ufuncs.exp(shifted), axis, keepdims=True, where=where))
     result = ufuncs.subtract(shifted, shifted_logsumexp)

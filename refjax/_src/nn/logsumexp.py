@@ -2,6 +2,7 @@
 import numpy as np
 
 from refjax._src import dtypes
+from refjax._src.ad import stop_gradient
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.numpy import util
@@ -14,6 +15,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     after ``log`` (an all ``-inf`` or empty reduction gives ``-inf``); masked
     elements and those with ``b == 0`` count as ``-inf``.  A negative sum gives
     NaN, or ``(log|sum|, sign)`` with ``return_sign=True``.
+
+    The shift is held under ``stop_gradient``: derivatives flow through the
+    sum of exponentials only, giving ``softmax`` weights (SPEC AD-76).
     """
     if where is not None:
         a = jnp.where(where, a, 0)
@@ -28,7 +32,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     amax = jnp.max(lax.real(a) if is_complex else a, axes, keepdims=keepdims,
                    where=where, initial=-np.inf)
     # A non-finite maximum (all -inf, or an inf) is not subtracted.
-    amax = lax.select(jnp.isfinite(amax), amax, jnp.full_like(amax, 0))
+    amax = stop_gradient(lax.select(jnp.isfinite(amax), amax, jnp.full_like(amax, 0)))
     amax_kept = amax if keepdims else jnp.keep_dims(amax, ndim, axes)
     exp_a = lax.exp(lax.sub(a, jnp.astype(amax_kept, jnp.dtype_of(a))))
     if b is not None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from refjax._src import core
 from refjax._src import dtypes
+from refjax._src.ad import stop_gradient
 from refjax._src.api import jit
 from refjax._src.lax import lax
 from refjax._src.numpy import ufuncs
@@ -326,20 +327,13 @@ def _logsumexp(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
     dims = _reduction_dims(a, axis)
     amax = max(ufuncs.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
     amax = lax.select(lax.is_finite(amax), amax, util._zeros(amax))
-    amax = _stop_gradient(amax)
+    # The shift only guards against overflow: it is not differentiated (SPEC AD-76).
+    amax = stop_gradient(amax)
     amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(a, lax.convert_element_type(amax_with_dims, _dtype(a))))
     sumexp = sum(exp_a, axis=dims, keepdims=keepdims, where=where)
     result = lax.add(lax.log(sumexp), lax.convert_element_type(amax, _dtype(sumexp)))
     return result if initial is None else ufuncs.logaddexp(initial, result)
-
-
-def _stop_gradient(x):
-    """``lax.stop_gradient`` once autodiff provides it (the shift by the
-    maximum must not be differentiated)."""
-    from refjax import lax as public_lax
-    stop = getattr(public_lax, "stop_gradient", None)
-    return x if stop is None else stop(x)
 
 
 def _logsumexp2(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,

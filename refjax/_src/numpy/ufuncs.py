@@ -20,10 +20,12 @@ from functools import partial
 
 import numpy as np
 
+from refjax._src import ad
 from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
+from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
 from refjax._src.numpy import util
 from refjax._src.numpy.util import _const, _full_like, _where
@@ -484,17 +486,51 @@ def _wrap_between(x, a):
     return lax.sub(rem, _const(x, a))
 
 
+def _replace_inf(x):
+    """``x`` with ``+inf`` (in the real part) replaced by 0."""
+    re_x = lax.real(x) if _is(x, np.complexfloating) else x
+    return lax.select(lax.eq(re_x, _const(re_x, np.inf)), util._zeros(x), x)
+
+
+def _custom_logaddexp(name, exp_fn, scale, period):
+    """``name(x1, x2)`` as a ``custom_jvp`` function (SPEC AD-74).
+
+    The derivative with respect to ``x_i`` is ``exp_fn(x_i - out)``, the
+    weight of ``x_i`` in the sum, computed with ``+inf`` read as 0 on both
+    sides: equal arguments get 1/2 each, a ``-inf`` argument gets 0, and an
+    infinite result does not turn the derivative into NaN.
+    """
+    def fn(x1, x2):
+        return _logaddexp(x1, x2, exp_fn, scale, period)
+
+    def jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = wrapped(x1, x2)
+
+        def weight(x):
+            return exp_fn(lax.sub(_replace_inf(x), _replace_inf(out)))
+        return out, lax.add(lax.mul(t1, weight(x1)), lax.mul(t2, weight(x2)))
+
+    wrapped = custom_jvp(_named(fn, name, f"``{name}`` of promoted arguments."))
+    wrapped.defjvp(_named(jvp, f"_{name}_jvp", f"The JVP rule of ``{name}``."))
+    return wrapped
+
+
+_lax_logaddexp = _custom_logaddexp("logaddexp", lax.exp, None, np.pi)
+_lax_logaddexp2 = _custom_logaddexp("logaddexp2", lax.exp2, 1 / np.log(2),
+                                    np.pi / np.log(2))
+
+
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow; where ``x1 - x2`` is NaN
-    (equal infinities) the result is ``x1 + x2`` (SPEC NP-25)."""
-    x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp(x1, x2, lax.exp, None, np.pi)
+    (equal infinities) the result is ``x1 + x2`` (SPEC NP-25).  Differentiated
+    by its custom rule (SPEC AD-74)."""
+    return _lax_logaddexp(*util.promote_args_inexact("logaddexp", x1, x2))
 
 
 def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)`` without overflow (SPEC NP-25)."""
-    x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp(x1, x2, lax.exp2, 1 / np.log(2), np.pi / np.log(2))
+    """``log2(2**x1 + 2**x2)`` without overflow (SPEC NP-25, AD-74)."""
+    return _lax_logaddexp2(*util.promote_args_inexact("logaddexp2", x1, x2))
 
 
 # ---------------------------------------------------------------------------
@@ -873,6 +909,7 @@ def _normalize_float(x):
     return lax.bitcast_convert_type(x1, int_type), x2
 
 
+@custom_jvp
 def _frexp(x):
     dt = _dtype(x)
     info = dtypes.finfo(dt)
@@ -886,6 +923,16 @@ def _frexp(x):
     cond = bitwise_or(bitwise_or(isinf(x), isnan(x)), equal(x, 0))
     x2 = _where(cond, util._zeros(x2), x2)
     return _where(cond, x, x1), lax.convert_element_type(x2, np.int32)
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    """The mantissa moves with ``x`` scaled by ``2**-e``; the integer
+    exponent has a ``float0`` tangent (SPEC AD-78)."""
+    (x,), (t,) = primals, tangents
+    m, e = frexp(x)
+    m_dot = multiply(t, exp2(negative(lax.convert_element_type(e, _dtype(t)))))
+    return (m, e), (m_dot, ad.Zero.from_primal_value(e))
 
 
 @jit
@@ -963,16 +1010,38 @@ def hypot(x1, x2, /):
 
 @jit
 def sinc(x, /):
-    """``sin(pi x) / (pi x)``, with the limit 1 at zero."""
+    """``sin(pi x) / (pi x)``, with the limit 1 at zero.
+
+    At zero the value comes from ``_sinc_maclaurin``, whose custom rule
+    gives the Maclaurin coefficients as derivatives of every order
+    (SPEC AD-73): 0, ``-pi**2/3``, 0, ``pi**4/5`` ...
+    """
     x = util.ensure_arraylike("sinc", x)
     x, = util.promote_dtypes_inexact(x)
     eq_zero = lax.eq(x, _const(x, 0))
     pi_x = lax.mul(_const(x, np.pi), x)
     safe_pi_x = _where(eq_zero, _const(x, 1), pi_x)
-    # JAX wraps the limit in a custom_jvp for its derivatives; its value is
-    # pi_x * 0 + 1.
-    at_zero = add(multiply(pi_x, 0), _const(pi_x, 1.0))
-    return _where(eq_zero, at_zero, lax.div(lax.sin(safe_pi_x), safe_pi_x))
+    return _where(eq_zero, _sinc_maclaurin(0, pi_x),
+                  lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+@partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The ``k``-th derivative of ``sin(x)/x`` at 0, in ``x``'s shape.
+
+    Written ``x * 0 + c`` so that it depends on ``x`` and is differentiated
+    by the rule below, which moves on to the next coefficient.
+    """
+    zero = multiply(x, 0)
+    if k % 2:
+        return zero
+    return add(zero, _const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), multiply(_sinc_maclaurin(k + 1, x), t)
 
 
 def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

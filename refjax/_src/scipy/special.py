@@ -5,6 +5,11 @@ booleans become the default float, float16/bfloat16 are kept; SPEC SPC-1)
 and then composes ``lax`` primitives; ``erf``, ``erfc``, ``erf_inv``,
 ``lgamma`` and ``digamma`` are primitives whose kernels come from the backend
 (``Backend.special``).  Complex inputs are rejected by those primitives.
+
+``logit``, ``xlogy``, ``xlog1py``, ``entr`` (through ``_xlogx``) and
+``log_ndtr`` are ``custom_jvp`` functions, as in JAX, so that their
+derivatives are defined where the formulas are guarded by ``where``
+(SPEC AD-75).
 """
 import math
 
@@ -12,11 +17,12 @@ import numpy as np
 
 from refjax._src import dtypes
 from refjax._src.api import jit
+from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.nn.logsumexp import logsumexp  # noqa: F401 - re-exported
 from refjax._src.numpy import ufuncs
-from refjax._src.numpy.util import promote_args_inexact
+from refjax._src.numpy.util import _const, promote_args_inexact
 
 __all__ = [
     "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma",
@@ -145,28 +151,82 @@ def expit(x):
     return lax.logistic(x)
 
 
+@custom_jvp
 def logit(x):
-    """``log(x / (1 - x))``: ``±inf`` at 1 and 0, NaN outside [0, 1]."""
+    """``log(x / (1 - x))``: ``±inf`` at 1 and 0, NaN outside [0, 1].
+
+    The constant 1 is weak for a weak scalar ``x`` (``lax._const``), so a
+    Python scalar gives a weakly typed result.  Its derivative is
+    ``1 / (x (1 - x))`` (SPEC AD-75).
+    """
     x, = promote_args_inexact("logit", x)
-    return lax.log(lax.div(x, lax.sub(jnp.const(x, 1), x)))
+    return lax.log(lax.div(x, lax.sub(_const(x, 1), x)))
+
+
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x))))
 
 
 # ---------------------------------------------------------------------------
 # x log y and entropy (SPEC SPC-5)
 # ---------------------------------------------------------------------------
 
+@custom_jvp
 def xlogy(x, y):
-    """``x * log(y)``, defined as 0 where ``x == 0`` unless ``y`` is NaN."""
+    """``x * log(y)``, defined as 0 where ``x == 0`` unless ``y`` is NaN.
+
+    Differentiated as ``x_dot * log(y) + y_dot * x / y`` everywhere, also
+    where the value was defined by the ``where`` (SPEC AD-75).
+    """
     x, y = promote_args_inexact("xlogy", x, y)
     keep = ufuncs.bitwise_or(ufuncs.not_equal(x, 0.), jnp.isnan(y))
     return jnp.where(keep, lax.mul(x, lax.log(y)), jnp.full_like(x, 0))
 
 
+@xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = xlogy(x, y)
+    return result, _sum_of_products(x_dot, lax.log(y), y_dot, x, y, result)
+
+
+@custom_jvp
 def xlog1py(x, y):
-    """``x * log1p(y)``, defined as 0 where ``x == 0`` unless ``y`` is NaN."""
+    """``x * log1p(y)``, defined as 0 where ``x == 0`` unless ``y`` is NaN.
+
+    Differentiated as ``x_dot * log1p(y) + y_dot * x / (1 + y)``
+    (SPEC AD-75).
+    """
     x, y = promote_args_inexact("xlog1py", x, y)
     keep = ufuncs.bitwise_or(ufuncs.not_equal(x, 0.), jnp.isnan(y))
     return jnp.where(keep, lax.mul(x, lax.log1p(y)), jnp.full_like(x, 0))
+
+
+@xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = xlog1py(x, y)
+    return result, _sum_of_products(x_dot, lax.log1p(y), y_dot, x,
+                                    ufuncs.add(1, y), result)
+
+
+def _sum_of_products(x_dot, log_term, y_dot, x, denominator, result):
+    """``x_dot * log_term + y_dot * x / denominator`` in ``result``'s dtype."""
+    tangent = ufuncs.add(ufuncs.multiply(x_dot, log_term),
+                         ufuncs.true_divide(ufuncs.multiply(y_dot, x), denominator))
+    return jnp.astype(tangent, jnp.dtype_of(result))
+
+
+@custom_jvp
+def _xlogx(x):
+    """``x log x`` (0 at 0), with the derivative ``log(x) + 1``: ``-inf`` at 0
+    rather than the NaN of ``xlogy``'s rule (SPEC AD-75)."""
+    return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _xlogx(x), ufuncs.multiply(x_dot, ufuncs.add(lax.log(x), 1))
 
 
 def entr(x):
@@ -175,7 +235,7 @@ def entr(x):
     if dtypes.issubdtype(jnp.dtype_of(x), np.complexfloating):
         raise ValueError("entr does not support complex-valued inputs.")
     return lax.select(lax.lt(x, jnp.const(x, 0)), jnp.full_like(x, -np.inf),
-                      lax.neg(xlogy(x, x)))
+                      lax.neg(_xlogx(x)))
 
 
 # ---------------------------------------------------------------------------
@@ -204,10 +264,12 @@ def _ndtr(x):
     half_sqrt_2 = jnp.const(x, 0.5 * math.sqrt(2.0))
     w = lax.mul(x, half_sqrt_2)
     z = lax.abs(w)
-    upper_tail = lax.sub(jnp.const(x, 2), lax.erfc(z))
-    tails = lax.select(lax.gt(w, jnp.const(x, 0)), upper_tail, lax.erfc(z))
-    y = lax.select(lax.lt(z, half_sqrt_2), lax.add(jnp.const(x, 1), lax.erf(w)), tails)
-    return lax.mul(jnp.const(x, 0.5), y)
+    # Staged in JAX's order: the outer test first, then each branch.
+    near_zero = lax.lt(z, half_sqrt_2)
+    central = lax.add(jnp.const(x, 1), lax.erf(w))
+    upper = lax.gt(w, jnp.const(x, 0))
+    tails = lax.select(upper, lax.sub(jnp.const(x, 2), lax.erfc(z)), lax.erfc(z))
+    return lax.mul(jnp.const(x, 0.5), lax.select(near_zero, central, tails))
 
 
 # Boundaries of log_ndtr's three regimes, per dtype.
@@ -222,7 +284,8 @@ def log_ndtr(x, series_order=3):
     (``log(1 - t) ~ -t``); at or below ``lower`` (-10, -20) it is the
     asymptotic series ``log(exp(-x**2/2) / (-x sqrt(2 pi)) * (1 + S))``,
     ``S = sum_{n=1}^{series_order} (-1)^n (2n-1)!! / x^(2n)``; in between,
-    ``log(ndtr(x))``.
+    ``log(ndtr(x))``.  Differentiated as ``pdf(x) / ndtr(x)``, computed as
+    ``exp(log pdf(x) - log_ndtr(x))`` (SPEC AD-75).
     """
     if not isinstance(series_order, int):
         raise TypeError("series_order must be a Python integer.")
@@ -230,32 +293,67 @@ def log_ndtr(x, series_order=3):
         raise ValueError("series_order must be non-negative.")
     if series_order > 30:
         raise ValueError("series_order must be <= 30.")
+    return _log_ndtr(x, series_order)
+
+
+def _log_ndtr_body(x, series_order):
+    """What ``log_ndtr`` computes, for the ``custom_jvp`` function below.
+
+    The public function checks ``series_order`` first and passes it by
+    position, as the non-differentiated argument of the ``custom_jvp``.
+    """
     x = jnp.asarray(x)
     dtype = jnp.dtype_of(x)
     if dtype not in _LOG_NDTR_SEGMENTS:
         raise TypeError(f"x.dtype={np.dtype(dtype)} is not supported.")
-    lower, upper = (jnp.const(x, v) for v in _LOG_NDTR_SEGMENTS[dtype])
+    lower, upper = (np.array(v, dtype) for v in _LOG_NDTR_SEGMENTS[dtype])
     above = lax.gt(x, upper)
     # One ndtr evaluation serves both upper regimes; clamping keeps the
     # unused branches finite.
     ndtr_value = _ndtr(jnp.where(above, lax.neg(x), lax.max(x, lower)))
-    middle = jnp.where(lax.gt(x, lower), lax.log(ndtr_value),
-                       _log_ndtr_lower(lax.min(x, lower), series_order))
-    return jnp.where(above, lax.neg(ndtr_value), middle)
+    return jnp.where(above, lax.neg(ndtr_value),
+                     jnp.where(lax.gt(x, lower), lax.log(ndtr_value),
+                               _log_ndtr_lower(lax.min(x, lower), series_order)))
+
+
+# Named like the public function, as JAX's jaxprs show ``name=log_ndtr``.
+_log_ndtr_body.__name__ = "log_ndtr"
+_log_ndtr = custom_jvp(_log_ndtr_body, nondiff_argnums=(1,))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+    (x,), (t,) = primals, tangents
+    ans = _log_ndtr(x, series_order)
+    return ans, lax.mul(t, lax.exp(lax.sub(_norm_logpdf(x), ans)))
+
+
+def _norm_logpdf(x):
+    """``log`` of the standard normal density."""
+    return lax.sub(lax.mul(_const(x, -0.5), lax.square(x)),
+                   _const(x, 0.5 * math.log(2 * math.pi)))
 
 
 def _log_ndtr_lower(x, series_order):
     """The asymptotic series of ``log(ndtr(x))`` for ``x << -1``."""
-    x_sq = lax.mul(x, x)
-    log_scale = lax.sub(lax.sub(lax.mul(jnp.const(x, -0.5), x_sq), lax.log(lax.neg(x))),
-                        jnp.const(x, 0.5 * math.log(2 * math.pi)))
-    total = jnp.const(x, 1)
+    log_scale = lax.sub(
+        lax.sub(lax.mul(jnp.const(x, -0.5), lax.square(x)), lax.log(lax.neg(x))),
+        jnp.const(x, 0.5 * math.log(2 * math.pi)))
+    return lax.add(log_scale, lax.log(_log_ndtr_series(x, series_order)))
+
+
+def _log_ndtr_series(x, series_order):
+    """``1 + S``, the even and odd terms of ``S`` summed apart."""
+    if series_order <= 0:
+        return jnp.const(x, 1)
+    x_sq = lax.square(x)
+    sums = [jnp.full_like(x, 0), jnp.full_like(x, 0)]  # even n, odd n
     power = x_sq
     for n in range(1, series_order + 1):
         term = lax.div(jnp.const(x, _double_factorial(2 * n - 1)), power)
-        total = lax.sub(total, term) if n % 2 else lax.add(total, term)
+        sums[n % 2] = lax.add(sums[n % 2], term)
         power = lax.mul(power, x_sq)
-    return lax.add(log_scale, lax.log(total))
+    return lax.sub(lax.add(jnp.const(x, 1), sums[0]), sums[1])
 
 
 def _double_factorial(n):

@@ -1,0 +1,581 @@
+"""The autodiff API: ``jvp``, ``linearize``, ``vjp``, ``grad`` and friends.
+
+Each function flattens its pytree arguments, runs the machinery of
+:mod:`refjax._src.ad` on flat lists, and rebuilds the pytrees; this module
+is where JAX's argument checks and error messages live (SPEC AD-50..AD-60).
+"""
+import functools
+
+import numpy as np
+
+from refjax._src import ad, core, dtypes
+from refjax._src import partial_eval as pe
+from refjax._src import tree_util
+from refjax._src.ad import Zero, float0
+
+
+# ---------------------------------------------------------------------------
+# Flattening functions of pytrees
+# ---------------------------------------------------------------------------
+
+def _flat_fun(fun, in_tree, has_aux=False):
+    """``fun`` as a function of flat leaves; the output tree (and the aux
+    value) land in the returned ``store`` once it has run."""
+    store = {}
+
+    def flat(*leaves):
+        out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+        if has_aux:
+            out, aux = _split_aux(out)
+            store["aux"] = aux
+        out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+        for leaf in out_leaves:
+            _check_output_type(leaf)
+        return out_leaves
+
+    return flat, store
+
+
+def _split_aux(out):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("expected function with aux output to return a two-element "
+                        f"tuple, but got type {type(out)} with value {out!r}")
+    return out
+
+
+def _check_output_type(leaf):
+    if isinstance(leaf, (core.Tracer, np.ndarray, np.generic)) or \
+            type(leaf) in core._SCALAR_TYPES or hasattr(leaf, "_value"):
+        return
+    raise TypeError(f"Value {leaf!r} of type {type(leaf)} is not a valid JAX type")
+
+
+def _unwrap_aux(aux):
+    """Aux values leave the transformation as their primal values."""
+    def strip(x):
+        while isinstance(x, ad.JVPTracer) and not x._trace.is_valid:
+            x = x.primal
+        return x
+    return tree_util.tree_map(strip, aux)
+
+
+def _check_args(leaves):
+    for x in leaves:
+        try:
+            core.get_aval(x)
+        except TypeError:
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid "
+                            "JAX type.") from None
+
+
+# ---------------------------------------------------------------------------
+# jvp and linearize
+# ---------------------------------------------------------------------------
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """``(fun(*primals), d fun(primals) . tangents)`` (SPEC AD-50).
+
+    ``primals`` and ``tangents`` are tuples or lists of the same pytree
+    structure; each tangent has its primal's shape and dtype (``float0``
+    for integer primals)."""
+    p_leaves, t_leaves, in_tree = _check_jvp_args(primals, tangents)
+    flat, store = _flat_fun(fun, in_tree, has_aux)
+    t_in = [Zero(ad.tangent_aval(core.get_aval(p))) if _is_float0(t) else t
+            for p, t in zip(p_leaves, t_leaves)]
+    outs, touts = ad.jvp_flat(flat, p_leaves, t_in)
+    touts = [ad.instantiate_zeros(t) for t in touts]
+    out_tree = store["out_tree"]
+    result = (tree_util.tree_unflatten(out_tree, outs),
+              tree_util.tree_unflatten(out_tree, touts))
+    if has_aux:
+        return result + (_unwrap_aux(store["aux"]),)
+    return result
+
+
+def _is_float0(x):
+    return getattr(x, "dtype", None) == float0
+
+
+def _check_jvp_args(primals, tangents):
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples "
+                        f"or lists; found {type(primals).__name__} and "
+                        f"{type(tangents).__name__}.")
+    p_tree, t_tree = tree_util.tree_structure(primals), tree_util.tree_structure(tangents)
+    if p_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the "
+                        f"same tree structure; primals have tree structure {p_tree} "
+                        f"whereas tangents have tree structure {t_tree}.")
+    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
+    t_leaves = tree_util.tree_leaves(tuple(tangents))
+    _check_args(p_leaves)
+    for p, t in zip(p_leaves, t_leaves):
+        pa = core.get_aval(p)
+        ta = np.dtype(float0) if _is_float0(t) else core.get_aval(t).dtype
+        expected = ad.tangent_dtype(pa.dtype)
+        if ta != expected:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes "
+                "must be equal, or in case of int/bool primal dtype the tangent "
+                "dtype must be float0.Got primal dtype "
+                f"{_dtype_str(pa.dtype)} and so expected tangent dtype "
+                f"{_dtype_str(expected)}, but got tangent dtype "
+                f"{_dtype_str(ta)} instead.")
+        if np.shape(t) != pa.shape:
+            raise ValueError("jvp called with different primal and tangent shapes;"
+                             f"Got primal shape {pa.shape} and tangent shape as "
+                             f"{np.shape(t)}")
+    return p_leaves, t_leaves, p_tree
+
+
+def _dtype_str(dtype):
+    return str(np.dtype(dtype))
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_jvp)``: ``f_jvp(*tangents)`` evaluates the linear
+    map staged once, so it can be called many times (SPEC AD-53)."""
+    p_leaves, in_tree = tree_util.tree_flatten(primals)
+    _check_args(p_leaves)
+    flat, store = _flat_fun(fun, in_tree, has_aux)
+    outs, lin = _linearize(flat, p_leaves, has_aux, store)
+    out_tree = store["out_tree"]
+    f_jvp = functools.partial(_apply_linear, lin, in_tree, out_tree)
+    result = (tree_util.tree_unflatten(out_tree, outs), tree_util.Partial(f_jvp))
+    if has_aux:
+        return result + (store["aux"],)
+    return result
+
+
+class _Linear:
+    """A linearized function: its jaxpr and which inputs/outputs it has."""
+
+    def __init__(self, closed, in_avals, in_linear, out_avals, out_zero):
+        self.closed = closed
+        self.in_avals = in_avals
+        self.in_linear = in_linear
+        self.out_avals = out_avals
+        self.out_zero = out_zero
+
+
+def _linearize(flat, p_leaves, has_aux, store):
+    outs, closed, in_linear, out_zero = ad.linearize_flat(flat, p_leaves)
+    if has_aux:
+        store["aux"] = _unwrap_aux(store["aux"])
+    lin = _Linear(closed, [core.get_aval(p) for p in p_leaves], in_linear,
+                  [core.get_aval(o) for o in outs], out_zero)
+    return outs, lin
+
+
+def _apply_linear(lin, in_tree, out_tree, *tangents):
+    t_leaves, t_tree = tree_util.tree_flatten(tangents)
+    if t_tree != in_tree:
+        raise ValueError("linearized function called on tangent values "
+                         f"inconsistent with the original primal values: got "
+                         f"tangent structure {t_tree} for primal structure {in_tree}")
+    for t, a in zip(t_leaves, lin.in_avals):
+        if np.shape(t) != a.shape:
+            raise ValueError("linearized function called on tangent values "
+                             "inconsistent with the original primal values: got "
+                             f"tangent shape {np.shape(t)} for primal aval {a.str_short()}")
+    args = [t for t, lin_in in zip(t_leaves, lin.in_linear) if lin_in]
+    nonzero = iter(eval_closed(lin.closed, args))
+    outs = [ad.zeros_like_aval(ad.tangent_aval(a)) if z else next(nonzero)
+            for a, z in zip(lin.out_avals, lin.out_zero)]
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def eval_closed(closed, args):
+    """Run a closed jaxpr: compiled when eager, bound equation by equation
+    under a transformation."""
+    if core.current_trace() is core.eval_trace:
+        from refjax._src.api import executable_for
+        outs = executable_for(closed)(*[core.to_buffer(a) for a in args])
+        return [core.wrap_buffer(b, v.aval) for b, v in zip(outs, closed.jaxpr.outvars)]
+    return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+# ---------------------------------------------------------------------------
+# vjp
+# ---------------------------------------------------------------------------
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
+    """``(fun(*primals), f_vjp)``: ``f_vjp(ct)`` pulls an output cotangent
+    back to one cotangent per primal, by transposing the linearized
+    function (SPEC AD-54)."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated")
+    p_leaves, in_tree = tree_util.tree_flatten(primals)
+    _check_args(p_leaves)
+    flat, store = _flat_fun(fun, in_tree, has_aux)
+    outs, lin = _linearize(flat, p_leaves, has_aux, store)
+    out_tree = store["out_tree"]
+    f_vjp = tree_util.Partial(functools.partial(
+        _apply_transpose, lin, in_tree, out_tree, getattr(fun, "__name__", "fun"),
+        core.fun_source_info(fun)))
+    result = (tree_util.tree_unflatten(out_tree, outs), f_vjp)
+    if has_aux:
+        return result + (store["aux"],)
+    return result
+
+
+def _apply_transpose(lin, in_tree, out_tree, name, src, ct):
+    ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+    if ct_tree != out_tree:
+        raise ValueError(
+            "unexpected tree structure.\n\nThe argument to a VJP function "
+            "returned by `jax.vjp` must match the pytree\nstructure of the "
+            f"differentiated function {src}.\n\nBut the tree structures "
+            f"differ: got {ct_tree}, expected {out_tree}.")
+    cts = []
+    for c, a, z in zip(ct_leaves, lin.out_avals, lin.out_zero):
+        _check_cotangent(c, a)
+        if not z:
+            cts.append(Zero(ad.tangent_aval(a)) if _is_float0(c) else c)
+    cts_in = backward_closed(lin.closed, [True] * len(lin.closed.jaxpr.invars), cts)
+    it = iter(cts_in)
+    out = [ad.instantiate_zeros(next(it)) if is_lin
+           else ad.zeros_like_aval(ad.tangent_aval(a))
+           for a, is_lin in zip(lin.in_avals, lin.in_linear)]
+    return tree_util.tree_unflatten(in_tree, out)
+
+
+
+def _check_cotangent(ct, aval):
+    expected = ad.tangent_aval(aval)
+    got = np.dtype(float0) if _is_float0(ct) else None
+    got_aval = core.get_aval(ct) if got is None else core.ShapedArray(np.shape(ct), got)
+    same_dtype = got_aval.dtype == expected.dtype or expected.dtype == float0
+    if got_aval.shape != expected.shape or not same_dtype:
+        raise ValueError(
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+            f"got {got_aval.str_short()}, but expected {expected.str_short()} because "
+            "the corresponding output of the differentiated function had JAX "
+            f"type {aval.strip_weak_type().str_short()}")
+
+
+def backward_closed(closed, linear, cts):
+    """Transpose a closed linear jaxpr all of whose inputs are linear."""
+    args = [ad.UndefinedPrimal(v.aval) for v in closed.jaxpr.invars]
+    return ad.backward_pass(closed.jaxpr, closed.consts, args, cts)
+
+
+# ---------------------------------------------------------------------------
+# grad and value_and_grad
+# ---------------------------------------------------------------------------
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+         reduce_axes=()):
+    """The gradient of scalar ``fun`` with respect to ``argnums`` (SPEC AD-56)."""
+    vg = value_and_grad(fun, argnums, has_aux=has_aux, holomorphic=holomorphic,
+                        allow_int=allow_int, reduce_axes=reduce_axes)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+
+    return grad_f
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False,
+                   allow_int=False, reduce_axes=()):
+    """``(fun(*args), grad(fun)(*args))`` in one pass (SPEC AD-56)."""
+    _check_callable(fun)
+    argnums_t = _argnums_tuple(argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        dyn = _dynamic_args(args, argnums_t)
+        partial_fun = _bind_static(fun, args, kwargs, argnums_t)
+        _check_args(tree_util.tree_leaves(dyn))
+        for leaf in tree_util.tree_leaves(dyn):
+            _check_input_dtype_grad("grad", holomorphic, allow_int, leaf)
+        if has_aux:
+            ans, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            ans, f_vjp = vjp(partial_fun, *dyn)
+        _check_scalar(ans)
+        _check_output_dtype("grad", holomorphic, ans)
+        g = f_vjp(_ones_like(ans))
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def _check_callable(fun):
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _argnums_tuple(argnums):
+    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
+        return (int(argnums),)
+    if isinstance(argnums, (tuple, list)) and all(
+            isinstance(a, (int, np.integer)) for a in argnums):
+        return tuple(int(a) for a in argnums)
+    raise TypeError("argnums must be an int or a tuple of ints, got "
+                    f"{argnums!r}")
+
+
+def _dynamic_args(args, argnums):
+    for i in argnums:
+        if i >= len(args) or i < -len(args):
+            raise TypeError(
+                f"differentiating with respect to argnums={argnums[0] if len(argnums) == 1 else argnums} "
+                f"requires at least {max(argnums) + 1} positional arguments to be "
+                f"passed by the caller, but got only {len(args)} positional arguments.")
+    return tuple(args[i] for i in argnums)
+
+
+def _bind_static(fun, args, kwargs, argnums):
+    """``fun`` as a function of the arguments in ``argnums`` only."""
+    positions = [i % len(args) for i in argnums]
+
+    def partial_fun(*dyn):
+        full = list(args)
+        for i, x in zip(positions, dyn):
+            full[i] = x
+        return fun(*full, **kwargs)
+
+    return partial_fun
+
+
+def _ones_like(x):
+    from refjax._src.lax import lax
+    return lax.full_like(x, 1)
+
+
+def _check_input_dtype_grad(name, holomorphic, allow_int, x):
+    dt = core.get_aval(x).dtype
+    if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError(f"{name} with holomorphic=True requires inputs with "
+                        f"complex dtype, but got {dt.name}.")
+    if not dtypes.issubdtype(dt, np.inexact) and not allow_int:
+        raise TypeError(
+            f"{name} requires real- or complex-valued inputs (input dtype that is "
+            f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+            "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_output_dtype(name, holomorphic, x):
+    dt = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.issubdtype(dt, np.complexfloating):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with "
+                            f"complex dtype, but got {dt.name}.")
+    elif dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+            f"of np.floating), but got {dt.name}. For holomorphic differentiation, "
+            "pass holomorphic=True. For differentiation of non-holomorphic functions "
+            "involving complex outputs, use jax.vjp directly.")
+    elif not dtypes.issubdtype(dt, np.floating):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+            f"of np.floating), but got {dt.name}. For differentiation of functions "
+            "with integer outputs, use jax.vjp directly.")
+
+
+def _check_scalar(x):
+    msg = "Gradient only defined for scalar-output functions. Output {}."
+    try:
+        aval = core.get_aval(x)
+    except TypeError:
+        raise TypeError(msg.format(f"was {x}")) from None
+    if aval.shape:
+        raise TypeError(msg.format(f"had shape: {aval.shape}"))
+
+
+# ---------------------------------------------------------------------------
+# Jacobians and Hessians
+# ---------------------------------------------------------------------------
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian by forward mode: one JVP per input basis vector
+    (SPEC AD-62).  Result leaves have shape ``out.shape + in.shape``."""
+    _check_callable(fun)
+    argnums_t = _argnums_tuple(argnums)
+
+    def jacfun(*args, **kwargs):
+        dyn, partial_fun, in_leaves, in_tree = _differentiated_args(
+            fun, args, kwargs, argnums_t, lambda x: _check_input_dtype_fwd(holomorphic, x))
+        columns, out, aux = [], None, None
+        for basis in _basis(in_leaves):
+            res = jvp(partial_fun, dyn, tree_util.tree_unflatten(in_tree, basis),
+                      has_aux=has_aux)
+            out, tan = res[0], res[1]
+            aux = res[2] if has_aux else None
+            columns.append(tree_util.tree_leaves(tan))
+        if out is None:   # no inputs to differentiate: evaluate once
+            res = jvp(partial_fun, dyn, dyn, has_aux=has_aux)
+            out, aux = res[0], (res[2] if has_aux else None)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        jac = _assemble(columns, out_leaves, in_leaves, in_tree, by_input=True)
+        jac = _to_argnums_structure(jac, out_tree, in_tree, argnums)
+        return (jac, aux) if has_aux else jac
+
+    return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian by reverse mode: one VJP per output basis vector
+    (SPEC AD-62)."""
+    _check_callable(fun)
+    argnums_t = _argnums_tuple(argnums)
+
+    def jacfun(*args, **kwargs):
+        dyn, partial_fun, in_leaves, in_tree = _differentiated_args(
+            fun, args, kwargs, argnums_t,
+            lambda x: _check_input_dtype_grad("jacrev", holomorphic, allow_int, x))
+        res = vjp(partial_fun, *dyn, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        for o in out_leaves:
+            _check_output_dtype("jacrev", holomorphic, o)
+        rows = [tree_util.tree_leaves(f_vjp(tree_util.tree_unflatten(out_tree, b)))
+                for b in _basis(out_leaves)]
+        jac = _assemble(rows, out_leaves, in_leaves, in_tree, by_input=False)
+        jac = _to_argnums_structure(jac, out_tree, in_tree, argnums)
+        return (jac, res[2]) if has_aux else jac
+
+    return jacfun
+
+
+def _differentiated_args(fun, args, kwargs, argnums, check):
+    """(the differentiated arguments, ``fun`` of them alone, their leaves,
+    their tree), each leaf passed through ``check``."""
+    dyn = _dynamic_args(args, argnums)
+    in_leaves, in_tree = tree_util.tree_flatten(dyn)
+    _check_args(in_leaves)
+    for leaf in in_leaves:
+        check(leaf)
+    return dyn, _bind_static(fun, args, kwargs, argnums), in_leaves, in_tree
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """``jacfwd(jacrev(fun))`` (SPEC AD-62)."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
+                  argnums, has_aux=has_aux, holomorphic=holomorphic)
+
+
+def _check_input_dtype_fwd(holomorphic, x):
+    dt = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.issubdtype(dt, np.complexfloating):
+            raise TypeError("jacfwd with holomorphic=True requires inputs with "
+                            f"complex dtype, but got {dt.name}.")
+    elif not dtypes.issubdtype(dt, np.floating):
+        raise TypeError(
+            "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions "
+            "involving complex inputs or integer inputs, use jax.jvp directly.")
+
+
+def _basis(leaves):
+    """One-hot pytrees (as flat leaf lists) over every element of ``leaves``."""
+    from refjax._src import numpy_creation as nc
+    avals = [core.get_aval(x) for x in leaves]
+    for k, a in enumerate(avals):
+        for i in range(a.size):
+            onehot = []
+            for j, b in enumerate(avals):
+                z = np.zeros(b.shape, ad.tangent_dtype(b.dtype))
+                if j == k:
+                    z.reshape(-1)[i] = 1
+                onehot.append(nc.asarray(z) if z.dtype != float0 else z)
+            yield onehot
+
+
+def _assemble(vectors, out_leaves, in_leaves, in_tree, by_input):
+    """Blocks ``[out leaf][in leaf]`` of shape ``out.shape + in.shape``.
+
+    ``by_input``: ``vectors[k][o]`` is output leaf ``o``'s tangent for
+    input element ``k`` (jacfwd); otherwise ``vectors[k][i]`` is input leaf
+    ``i``'s cotangent for output element ``k`` (jacrev)."""
+    out_avals = [core.get_aval(o) for o in out_leaves]
+    in_avals = [core.get_aval(x) for x in in_leaves]
+    return [[_block(vectors, oi, oa, ii, ia, out_avals, in_avals, by_input)
+             for ii, ia in enumerate(in_avals)] for oi, oa in enumerate(out_avals)]
+
+
+def _block(vectors, oi, oa, ii, ia, out_avals, in_avals, by_input):
+    from refjax._src.numpy import lax_numpy as jnp
+    if by_input:
+        start = _offset(in_avals, ii)
+        parts = [vectors[start + j][oi] for j in range(ia.size)]
+        axis = -1
+    else:
+        start = _offset(out_avals, oi)
+        parts = [vectors[start + j][ii] for j in range(oa.size)]
+        axis = 0
+    if not parts:
+        return jnp.zeros(oa.shape + ia.shape, oa.dtype if by_input else ia.dtype)
+    flat = jnp.stack([jnp.reshape(p, (-1,)) for p in parts], axis=axis)
+    return jnp.reshape(flat, oa.shape + ia.shape)
+
+
+def _offset(avals, i):
+    return sum(a.size for a in avals[:i])
+
+
+def _to_argnums_structure(blocks, out_tree, in_tree, argnums):
+    """Nest blocks as JAX does: the output's structure outside, and inside
+    each output leaf the structure of the differentiated arguments (bare
+    when ``argnums`` is an int)."""
+    per_out = []
+    for row in blocks:
+        inner = tree_util.tree_unflatten(in_tree, row)
+        per_out.append(inner[0] if isinstance(argnums, int) else inner)
+    return tree_util.tree_unflatten(out_tree, per_out)
+
+
+# ---------------------------------------------------------------------------
+# linear_transpose
+# ---------------------------------------------------------------------------
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear function ``fun`` at ``primals``' types
+    (SPEC AD-63): ``f_t(ct)`` returns a tuple like ``primals``."""
+    p_leaves, in_tree = tree_util.tree_flatten(primals)
+    in_avals = [core.get_aval(p) for p in p_leaves]
+    flat, store = _flat_fun(fun, in_tree)
+    closed = pe.trace_to_jaxpr(flat, in_avals, trace_type=ad.PartialEvalTrace)
+    _check_linear_dtypes(in_avals, closed.out_avals)
+    out_tree = store["out_tree"]
+    out_avals = closed.out_avals
+
+    def transposed(ct):
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, "
+                            f"expected {out_tree} but got {ct_tree}")
+        ct_avals = [core.get_aval(c) for c in ct_leaves]
+        if any(c.shape != a.shape or c.dtype != a.dtype
+               for c, a in zip(ct_avals, out_avals)):
+            raise TypeError(
+                "cotangent type does not match function output, expected "
+                f"{tuple(a.strip_weak_type() for a in out_avals)} but got "
+                f"{[c.strip_weak_type() for c in ct_avals]}")
+        cts = backward_closed(closed, None, ct_leaves)
+        out = [ad.instantiate_zeros(c) if c is not None else ad.zeros_like_aval(a)
+               for c, a in zip(cts, in_avals)]
+        return tree_util.tree_unflatten(in_tree, out)
+
+    return tree_util.Partial(transposed)
+
+
+def _check_linear_dtypes(in_avals, out_avals):
+    """Linear maps go float/complex -> float/complex or integer -> integer."""
+    def kinds(avals):
+        return {dtypes.issubdtype(a.dtype, np.inexact) for a in avals}
+    ins, outs = kinds(in_avals), kinds(out_avals)
+    if len(ins | outs) > 1:
+        raise TypeError(
+            "linear_transpose only supports [float or complex] -> [float or complex], "
+            "and integer -> integer functions, but got "
+            f"{[a.dtype for a in in_avals]} -> {[a.dtype for a in out_avals]}.")

@@ -1,0 +1,211 @@
+"""``dot_general`` and its differentiation rules.
+
+Defined as in :mod:`refjax._src.lax.lax` (abstract evaluation, backend
+implementation, public functions).  ``dot_general`` is bilinear: its JVP
+contracts each tangent with the other operand, and the transpose for one
+operand contracts the cotangent with the other operand over that operand's
+free axes (SPEC AD-24).
+
+Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
+"""
+import builtins
+import enum
+import operator
+
+import math
+
+import numpy as np
+
+from refjax._src import ad, core, dtypes
+from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax
+from refjax._src.lax.lax import _xp
+
+
+dot_general_p = Primitive("dot_general")
+
+
+def _dot_general_shape(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    for a, b in zip(lb, rb):
+        if lhs.shape[a] != rhs.shape[b]:
+            raise TypeError("dot_general requires lhs batch dimensions and rhs "
+                            "batch dimensions to have the same shape, got "
+                            f"{tuple(lhs.shape[i] for i in lb)} and "
+                            f"{tuple(rhs.shape[i] for i in rb)}.")
+    for a, b in zip(lc, rc):
+        if lhs.shape[a] != rhs.shape[b]:
+            raise TypeError("dot_general requires contracting dimensions to have "
+                            "the same shape, got "
+                            f"{tuple(lhs.shape[i] for i in lc)} and "
+                            f"{tuple(rhs.shape[i] for i in rc)}.")
+    batch = tuple(lhs.shape[i] for i in lb)
+    lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc and i not in lb)
+    rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc and i not in rb)
+    return batch + lfree + rfree
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision,
+                               preferred_element_type, out_sharding):
+    shape = _dot_general_shape(lhs, rhs, dimension_numbers)
+    dt = _dot_general_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    # The standard weak-type rule, even with preferred_element_type (SPEC NP-47).
+    return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_type_rank(dt):
+    """How XLA ranks operand types of a dot: complex, exponent and mantissa
+    range, bit width, signedness (the wider operand gives the result)."""
+    real = np.finfo(dt).dtype if dt.kind == "c" else dt
+    is_float = real.kind == "f" or real == dtypes.bfloat16
+    finfo = dtypes.finfo(real) if is_float else None
+    bits = 1 if real == np.bool_ else real.itemsize * 8
+    return (dt.kind == "c", finfo.maxexp if finfo else -1,
+            finfo.nmant if finfo else -1, bits, real.kind != "u")
+
+
+def _dot_general_dtype(lhs, rhs, preferred):
+    """Mixed operand dtypes are allowed when one ranks above the other; a
+    ``preferred_element_type`` then widens the result."""
+    lr, rr = _dot_type_rank(lhs), _dot_type_rank(rhs)
+    if lr == rr and lhs != rhs:
+        raise TypeError(f"lax.dot_general argument type error: {lhs}, {rhs}")
+    result = lhs if lr >= rr else rhs
+    if preferred is None or preferred == result:
+        return result
+    if result.kind != "f" and result != dtypes.bfloat16 and (
+            _dot_type_rank(preferred)[3] < _dot_type_rank(result)[3]):
+        raise TypeError("`preferred_element_type` must not be narrower than the "
+                        "original type, got preferred_element_type of "
+                        f"{preferred} for result type of {result}.")
+    return preferred
+
+
+@dot_general_p.def_impl
+def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
+                      preferred_element_type, out_sharding):
+    """One batched ``matmul``: operands laid out as (batch, free, contract)
+    and (batch, contract, free), so the contraction runs in BLAS."""
+    xp = _xp()
+    (lc, rc), (lb, rb) = dimension_numbers
+    lfree = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
+    rfree = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
+    batch = tuple(lhs.shape[i] for i in lb)
+    lf = tuple(lhs.shape[i] for i in lfree)
+    rf = tuple(rhs.shape[i] for i in rfree)
+    k = math.prod(lhs.shape[i] for i in lc)
+    out_dtype = preferred_element_type or lhs.dtype
+    compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+    lt = xp.transpose(lhs.astype(compute, copy=False), (*lb, *lfree, *lc))
+    rt = xp.transpose(rhs.astype(compute, copy=False), (*rb, *rc, *rfree))
+    with np.errstate(all="ignore"):
+        out = xp.matmul(lt.reshape(batch + (math.prod(lf), k)),
+                        rt.reshape(batch + (k, math.prod(rf))))
+    return out.reshape(batch + lf + rf).astype(out_dtype, copy=False)
+
+
+def _dot_compute_dtype(a, b, out):
+    """Accumulate in at least float32 / the output's integer width."""
+    if out.kind in "iub":
+        return np.dtype(out) if out.kind != "b" else np.dtype(np.int32)
+    wide = np.result_type(np.float32, *(d for d in (a, b, out)
+                                        if d.kind in "fc" and d.itemsize >= 4))
+    if builtins.any(d.kind == "c" for d in (a, b, out)):
+        wide = np.result_type(wide, np.complex64)
+    return wide
+
+
+def _pp_dot_general(params):
+    shown = {k: v for k, v in params.items() if v is not None}
+    shown.pop("out_sharding", None)
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    shown["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    return shown
+
+
+dot_general_p.pp_params = _pp_dot_general
+
+
+class Precision(enum.Enum):
+    """Matmul precision hints; refjax computes in full precision always."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __str__(self):
+        return self.name
+
+
+def _canon_precision(precision):
+    if precision is None:
+        return None
+    if isinstance(precision, str):
+        precision = Precision[precision.upper()]
+    if isinstance(precision, Precision):
+        return (precision, precision)
+    return tuple(precision)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None,
+                preferred_element_type=None, out_sharding=None):
+    """General tensor contraction: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(map(operator.index, lc)), tuple(map(operator.index, rc))),
+          (tuple(map(operator.index, lb)), tuple(map(operator.index, rb))))
+    pet = (None if preferred_element_type is None else
+           dtypes.canonicalize_dtype(dtypes.to_dtype(preferred_element_type)))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                              precision=_canon_precision(precision),
+                              preferred_element_type=pet, out_sharding=None)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
+    """Vector/matrix products of rank-1 and rank-2 operands."""
+    ln, rn = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
+    if not (1 <= ln <= 2 and 1 <= rn <= 2):
+        raise TypeError("dot requires operands of rank 1 or 2, got shapes "
+                        f"{core.get_aval(lhs).shape} and {core.get_aval(rhs).shape}.")
+    return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)
+
+
+def _dot_transpose_lhs(ct, lhs, rhs, dimension_numbers, precision,
+                       preferred_element_type, out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return _dot_transpose(ct, lhs.aval, rhs, lc, rc, lb, rb, True, precision,
+                          preferred_element_type)
+
+
+def _dot_transpose_rhs(ct, lhs, rhs, dimension_numbers, precision,
+                       preferred_element_type, out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return _dot_transpose(ct, rhs.aval, lhs, rc, lc, rb, lb, False, precision,
+                          preferred_element_type)
+
+
+def _dot_transpose(ct, aval, other, contract, other_contract, batch, other_batch,
+                   is_lhs, precision, preferred_element_type):
+    """The cotangent of one operand (of abstract value ``aval``).
+
+    The cotangent's axes are (batch, lhs free, rhs free).  Contracting it
+    with ``other`` over ``other``'s free axes leaves (batch, this operand's
+    free axes, its contracting axes in the order of ``other``'s), which a
+    transpose puts back in this operand's order; the result takes this
+    operand's dtype (SPEC AD-24)."""
+    other_ndim = core.get_aval(other).ndim
+    free = [i for i in range(aval.ndim) if i not in contract and i not in batch]
+    other_free = [i for i in range(other_ndim)
+                  if i not in other_contract and i not in other_batch]
+    nb = len(batch)
+    start = nb + len(free) if is_lhs else nb
+    ct_other = tuple(range(start, start + len(other_free)))
+    dims = ((ct_other, tuple(other_free)), (tuple(range(nb)), tuple(other_batch)))
+    out = dot_general(ct, other, dims, precision, preferred_element_type)
+    contract_in_other_order = [c for _, c in sorted(zip(other_contract, contract))]
+    order = list(batch) + free + contract_in_other_order
+    out = lax.transpose(out, tuple(int(i) for i in np.argsort(order)))
+    return lax._convert_element_type(out, aval.dtype, aval.weak_type)
+
+
+ad.defbilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs)

@@ -1,0 +1,724 @@
+"""The primitives of ``jax.lax.linalg`` (SPEC NP-62..NP-66).
+
+Each primitive works on stacks of matrices: its operands' last two axes are
+the matrix, the leading axes batch.  As in :mod:`refjax._src.lax.lax`, each
+has an abstract evaluation with JAX's errors, an implementation on backend
+buffers (through the backend's ``xp.linalg``, never NumPy directly), and
+differentiation rules written with lax operations that are linear in the
+tangents, so reverse mode comes from transposing them (SPEC AD-20).
+
+A factorisation that fails (a non-positive-definite Cholesky, an SVD of
+NaNs) yields NaNs, as JAX's does, instead of raising.
+"""
+import operator
+
+import numpy as np
+
+from refjax._src import ad
+from refjax._src import backend as _backend
+from refjax._src import core
+from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax
+
+
+def _xp():
+    return _backend.get().xp
+
+
+def _linalg_error():
+    """The exception class the backend's ``xp.linalg`` raises on failure."""
+    return getattr(_xp().linalg, "LinAlgError", np.linalg.LinAlgError)
+
+
+_inexact = (np.floating, np.complexfloating)
+
+
+def _check_matrix(name, aval, square=False):
+    """Rank at least 2 (TypeError), a float/complex dtype (TypeError) and,
+    for ``square``, equal last two axes (ValueError), in JAX's words."""
+    if aval.ndim < 2:
+        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got "
+                        f"shape={aval.shape}")
+    lax._check_dtype(name, aval.dtype, _inexact, position=0)
+    if square and aval.shape[-1] != aval.shape[-2]:
+        raise ValueError(f"The input to {name} must be a square matrix or a "
+                         f"batch of square matrices, got shape {aval.shape}")
+
+
+def _real_dtype(dtype):
+    return np.finfo(dtype).dtype if np.dtype(dtype).kind == "c" else np.dtype(dtype)
+
+
+def _per_matrix(fn, x, n_out, nan_shapes):
+    """``fn`` on the stack ``x``; where the backend raises for the stack,
+    retry matrix by matrix, a failing one giving NaN outputs of
+    ``nan_shapes`` (the per-matrix output shapes)."""
+    xp = _xp()
+    try:
+        return fn(x)
+    except _linalg_error():
+        pass
+    batch = x.shape[:-2]
+    flat = x.reshape((-1,) + x.shape[-2:])
+    outs = [[] for _ in range(n_out)]
+    for m in flat:
+        try:
+            res = fn(m)
+        except _linalg_error():
+            res = [xp.full(s, np.nan, dtype=dt) for s, dt in nan_shapes]
+        for acc, r in zip(outs, res):
+            acc.append(r)
+    return [xp.stack(acc).reshape(batch + acc[0].shape) for acc in outs]
+
+
+# ---------------------------------------------------------------------------
+# Helpers for the differentiation rules (lax operations only)
+# ---------------------------------------------------------------------------
+
+def _T(x):
+    nd = core.get_aval(x).ndim
+    return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def _is_complex(x):
+    return core.get_aval(x).dtype.kind == "c"
+
+
+def _H(x):
+    """The conjugate transpose of a stack of matrices."""
+    return lax.conj(_T(x)) if _is_complex(x) else _T(x)
+
+
+def _matmul(a, b):
+    """Batched ``a @ b`` for stacks of matrices of equal batch shape."""
+    nd = core.get_aval(a).ndim
+    batch = tuple(range(nd - 2))
+    return lax.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+
+
+def _tri_mask(shape, k, lower):
+    """Boolean mask of the entries on or below (``lower``) / above the
+    ``k``-th diagonal of matrices of ``shape``."""
+    nd = len(shape)
+    row = lax.broadcasted_iota(np.int32, shape, nd - 2)
+    col = lax.broadcasted_iota(np.int32, shape, nd - 1)
+    if lower:
+        return lax.ge(lax.add(row, np.int32(k)), col)
+    return lax.le(lax.add(row, np.int32(k)), col)
+
+
+def _tril(x, k=0):
+    return lax.select(_tri_mask(core.get_aval(x).shape, k, True), x, lax._zeros(x))
+
+
+def _triu(x, k=0):
+    return lax.select(_tri_mask(core.get_aval(x).shape, k, False), x, lax._zeros(x))
+
+
+def _eye(dtype, shape):
+    """Identity matrices of ``dtype`` broadcast to ``shape`` (..., n, n)."""
+    nd = len(shape)
+    eq = lax.eq(lax.broadcasted_iota(np.int32, shape, nd - 2),
+                lax.broadcasted_iota(np.int32, shape, nd - 1))
+    return lax.convert_element_type(eq, dtype)
+
+
+def _diagonal(x):
+    """The main diagonal of square matrices, linear in ``x``."""
+    aval = core.get_aval(x)
+    masked = lax.mul(x, _eye(aval.dtype, aval.shape))
+    return lax.reduce_sum(masked, (aval.ndim - 1,))
+
+
+def _diag_matrix(d, dtype):
+    """Square diagonal matrices with ``d`` (..., n) on the diagonal."""
+    aval = core.get_aval(d)
+    shape = aval.shape + aval.shape[-1:]
+    rows = lax.broadcast_in_dim(lax.convert_element_type(d, dtype), shape,
+                                tuple(range(aval.ndim - 1)) + (aval.ndim,))
+    return lax.mul(rows, _eye(dtype, shape))
+
+
+def _row(v, dtype):
+    """``v`` (..., n) as (..., 1, n) of ``dtype``: scales columns."""
+    aval = core.get_aval(v)
+    return lax.expand_dims(lax.convert_element_type(v, dtype), (aval.ndim - 1,))
+
+
+def _col(v, dtype):
+    """``v`` (..., n) as (..., n, 1) of ``dtype``: scales rows."""
+    aval = core.get_aval(v)
+    return lax.expand_dims(lax.convert_element_type(v, dtype), (aval.ndim,))
+
+
+def _safe_reciprocal_offdiag(d):
+    """``1/d`` off the diagonal and 0 on it, for matrices ``d`` whose
+    diagonal is zero (differences of eigen/singular values)."""
+    eye = _eye(core.get_aval(d).dtype, core.get_aval(d).shape)
+    return lax.sub(lax.div(lax._ones(d), lax.add(d, eye)), eye)
+
+
+# ---------------------------------------------------------------------------
+# triangular_solve
+# ---------------------------------------------------------------------------
+
+triangular_solve_p = Primitive("triangular_solve")
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_abstract_eval(a, b, left_side, lower, transpose_a,
+                                    conjugate_a, unit_diagonal):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.ndim != b.ndim:
+        raise ValueError("Incompatible shapes for arguments to triangular_solve: "
+                         f"{a.shape} and {b.shape}.")
+    common = b.shape[-2] if left_side else b.shape[-1]
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != common:
+        raise ValueError("Incompatible shapes for arguments to triangular_solve: "
+                         f"{a.shape} and {b.shape}.")
+    lax._check_dtype("triangular_solve", a.dtype, _inexact, position=0)
+    lax._check_same_dtypes("triangular_solve", [a, b])
+    return ShapedArray(b.shape, b.dtype, a.weak_type and b.weak_type)
+
+
+def _op_a(xp, a, lower, transpose_a, conjugate_a, unit_diagonal):
+    """The matrix ``op(A)`` that the solve uses: the named triangle of
+    ``a``, its diagonal ones if ``unit_diagonal``, then conjugated and/or
+    transposed."""
+    tri = xp.tril(a) if lower else xp.triu(a)
+    if unit_diagonal:
+        n = a.shape[-1]
+        tri = tri * (1 - xp.eye(n, dtype=a.dtype)) + xp.eye(n, dtype=a.dtype)
+    if conjugate_a:
+        tri = xp.conj(tri)
+    if transpose_a:
+        tri = xp.swapaxes(tri, -1, -2)
+    return tri
+
+
+@triangular_solve_p.def_impl
+def _triangular_solve_impl(a, b, left_side, lower, transpose_a, conjugate_a,
+                           unit_diagonal):
+    """``op(A) X = B`` (``left_side``) or ``X op(A) = B``; a right-side
+    solve is the left-side solve of the transposed system."""
+    xp = _xp()
+    op = _op_a(xp, a, lower, transpose_a, conjugate_a, unit_diagonal)
+    if b.size == 0:
+        return xp.zeros(b.shape, b.dtype)
+    with np.errstate(all="ignore"):
+        if left_side:
+            out = _solve_or_nan(xp, op, b)
+        else:
+            out = xp.swapaxes(_solve_or_nan(xp, xp.swapaxes(op, -1, -2),
+                                            xp.swapaxes(b, -1, -2)), -1, -2)
+    return out.astype(b.dtype, copy=False)
+
+
+def _solve_or_nan(xp, a, b):
+    """``solve(a, b)``; a singular matrix gives NaNs (as XLA's does)."""
+    try:
+        return xp.linalg.solve(a, b)
+    except _linalg_error():
+        pass
+    flat_a = a.reshape((-1,) + a.shape[-2:])
+    flat_b = b.reshape((-1,) + b.shape[-2:])
+    outs = []
+    for m, r in zip(flat_a, flat_b):
+        try:
+            outs.append(xp.linalg.solve(m, r))
+        except _linalg_error():
+            outs.append(xp.full(r.shape, np.nan, dtype=r.dtype))
+    return xp.stack(outs).reshape(b.shape)
+
+
+def _triangular_solve_jvp_a(g, ans, a, b, *, left_side, lower, transpose_a,
+                            conjugate_a, unit_diagonal):
+    """``d(op(A)^-1 B) = -op(A)^-1 op(dA) X``: the tangent of ``a``
+    restricted to the triangle that is read (its diagonal too unless unit),
+    then solved like ``b``."""
+    k = -1 if unit_diagonal else 0
+    g = _tril(g, k) if lower else _triu(g, -k)
+    if conjugate_a and _is_complex(g):
+        g = lax.conj(g)
+    if transpose_a:
+        g = _T(g)
+    rhs = lax.neg(_matmul(g, ans) if left_side else _matmul(ans, g))
+    return triangular_solve_p.bind(a, rhs, left_side=left_side, lower=lower,
+                                   transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                   unit_diagonal=unit_diagonal)
+
+
+def _triangular_solve_jvp_b(g, ans, a, b, **params):
+    return triangular_solve_p.bind(a, g, **params)
+
+
+ad.defjvp2(triangular_solve_p, _triangular_solve_jvp_a, _triangular_solve_jvp_b)
+
+
+def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a,
+                                conjugate_a, unit_diagonal):
+    """Linear in ``b``: the cotangent is solved with ``op(A)`` transposed
+    (not conjugated: this is the linear transpose)."""
+    if ad.is_undefined_primal(a):
+        raise NotImplementedError("triangular_solve is not linear in its "
+                                  "first operand")
+    if type(ct) is ad.Zero:
+        return [None, ad.Zero(b.aval)]
+    ct_b = triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                   transpose_a=not transpose_a,
+                                   conjugate_a=conjugate_a,
+                                   unit_diagonal=unit_diagonal)
+    return [None, ct_b]
+
+
+triangular_solve_p.transpose = _triangular_solve_transpose
+
+
+def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
+                     conjugate_a=False, unit_diagonal=False):
+    """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for a
+    triangular ``a`` (SPEC NP-64).  A rank-1 ``b`` is a single vector."""
+    b_ndim = core.get_aval(b).ndim
+    a_ndim = core.get_aval(a).ndim
+    vector = b_ndim == a_ndim - 1
+    if vector:
+        b = lax.expand_dims(b, (b_ndim - 1 if left_side else b_ndim,))
+    out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                  transpose_a=bool(transpose_a),
+                                  conjugate_a=bool(conjugate_a),
+                                  unit_diagonal=bool(unit_diagonal))
+    if vector:
+        out = lax.squeeze(out, (b_ndim - 1 if left_side else b_ndim,))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# cholesky
+# ---------------------------------------------------------------------------
+
+cholesky_p = Primitive("cholesky")
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_abstract_eval(x):
+    _check_matrix("cholesky", x, square=True)
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+@cholesky_p.def_impl
+def _cholesky_impl(x):
+    """Lower Cholesky factor from the lower triangle; NaNs for a matrix
+    that is not positive definite."""
+    xp = _xp()
+    if x.size == 0:
+        return xp.zeros(x.shape, x.dtype)
+    lower = xp.tril(x)
+    sym = lower + xp.conj(xp.swapaxes(xp.tril(x, -1), -1, -2))
+    out, = _per_matrix(lambda m: [xp.linalg.cholesky(m)], sym, 1,
+                       [(x.shape[-2:], x.dtype)])
+    return out.astype(x.dtype, copy=False)
+
+
+def _cholesky_jvp(primals, tangents):
+    """``dL = L phi(L^-1 dA L^-H)`` where ``phi`` keeps the strict lower
+    triangle and half the diagonal."""
+    x, = primals
+    dx, = tangents
+    L = cholesky_p.bind(x)
+    if type(dx) is ad.Zero:
+        return L, ad.Zero.from_primal_value(L)
+    right = triangular_solve_p.bind(L, dx, left_side=False, lower=True,
+                                    transpose_a=True, conjugate_a=True,
+                                    unit_diagonal=False)
+    inner = triangular_solve_p.bind(L, right, left_side=True, lower=True,
+                                    transpose_a=False, conjugate_a=False,
+                                    unit_diagonal=False)
+    half_diag = lax.mul(inner, lax.mul(_eye(core.get_aval(inner).dtype,
+                                            core.get_aval(inner).shape),
+                                       lax._const(inner, 0.5)))
+    phi = lax.add(_tril(inner, -1), half_diag)
+    return L, _matmul(L, phi)
+
+
+cholesky_p.jvp = _cholesky_jvp
+
+
+def cholesky(x, *, symmetrize_input=True):
+    """Lower Cholesky factor of Hermitian positive-definite matrices; with
+    ``symmetrize_input`` the input is first replaced by ``(x + x^H)/2``
+    (SPEC NP-64)."""
+    if symmetrize_input:
+        x = symmetrize(x)
+    return _tril(cholesky_p.bind(x))
+
+
+def symmetrize(x):
+    """``(x + x^H) / 2``."""
+    return lax.div(lax.add(x, _H(x)), lax._const(x, 2))
+
+
+# ---------------------------------------------------------------------------
+# lu
+# ---------------------------------------------------------------------------
+
+lu_p = Primitive("lu", multiple_results=True)
+
+
+@lu_p.def_abstract_eval
+def _lu_abstract_eval(x):
+    _check_matrix("lu", x)
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
+    return [ShapedArray(x.shape, x.dtype, x.weak_type),
+            ShapedArray(batch + (min(m, n),), np.int32),
+            ShapedArray(batch + (m,), np.int32)]
+
+
+@lu_p.def_impl
+def _lu_impl(x):
+    """Gaussian elimination with partial pivoting, LAPACK's ``getrf``
+    order, vectorised over the batch: column ``j`` picks the row of largest
+    magnitude at or below ``j`` (the first on ties), swaps it up, and
+    eliminates below it.  A zero pivot leaves its column unscaled."""
+    xp = _xp()
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
+    a = x.reshape((-1, m, n)).copy()
+    nb = a.shape[0]
+    k = min(m, n)
+    rows = xp.arange(nb)
+    pivots = xp.zeros((nb, k), np.int32)
+    perm = xp.broadcast_to(xp.arange(m, dtype=np.int32), (nb, m)).copy()
+    with np.errstate(all="ignore"):
+        for j in range(k):
+            p = j + xp.argmax(xp.abs(a[:, j:, j]), axis=1)
+            pivots[:, j] = p
+            row_j, row_p = a[rows, j].copy(), a[rows, p].copy()
+            a[rows, j], a[rows, p] = row_p, row_j
+            perm_j, perm_p = perm[rows, j].copy(), perm[rows, p].copy()
+            perm[rows, j], perm[rows, p] = perm_p, perm_j
+            pivot = a[:, j, j]
+            scale = xp.where(pivot == 0, 1, pivot)
+            a[:, j + 1:, j] = a[:, j + 1:, j] / scale[:, None]
+            a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return [a.reshape(x.shape).astype(x.dtype, copy=False),
+            pivots.reshape(batch + (k,)), perm.reshape(batch + (m,))]
+
+
+def _lu_jvp(primals, tangents):
+    """For square ``A[perm] = L U``: ``X = L^-1 dA[perm] U^-1``, then
+    ``dL = L tril(X, -1)`` and ``dU = triu(X) U``, packed as ``lu`` is.
+    Pivots and permutation are integers (float0 tangents)."""
+    x, = primals
+    dx, = tangents
+    lu_, pivots, perm = lu_p.bind(x)
+    zeros = [ad.Zero.from_primal_value(pivots), ad.Zero.from_primal_value(perm)]
+    if type(dx) is ad.Zero:
+        return [lu_, pivots, perm], [ad.Zero.from_primal_value(lu_), *zeros]
+    aval = core.get_aval(x)
+    if aval.shape[-1] != aval.shape[-2]:
+        raise NotImplementedError("refjax differentiates lu of square matrices "
+                                  f"only, got shape {aval.shape}")
+    P = _permutation_matrix(perm, aval.dtype)
+    dx_p = _matmul(P, dx)
+    left = triangular_solve_p.bind(lu_, dx_p, left_side=True, lower=True,
+                                   transpose_a=False, conjugate_a=False,
+                                   unit_diagonal=True)
+    X = triangular_solve_p.bind(lu_, left, left_side=False, lower=False,
+                                transpose_a=False, conjugate_a=False,
+                                unit_diagonal=False)
+    L = lax.add(_tril(lu_, -1), _eye(aval.dtype, aval.shape))
+    U = _triu(lu_)
+    dlu = lax.add(_matmul(L, _tril(X, -1)), _matmul(_triu(X), U))
+    return [lu_, pivots, perm], [dlu, *zeros]
+
+
+def _permutation_matrix(perm, dtype):
+    """``P`` with ``P @ A == A[perm]``: row ``i`` is one-hot at ``perm[i]``."""
+    aval = core.get_aval(perm)
+    shape = aval.shape + aval.shape[-1:]
+    cols = lax.broadcasted_iota(np.int32, shape, aval.ndim)
+    picked = lax.broadcast_in_dim(perm, shape, tuple(range(aval.ndim)))
+    return lax.convert_element_type(lax.eq(picked, cols), dtype)
+
+
+lu_p.jvp = _lu_jvp
+
+
+def lu(x):
+    """LU decomposition with partial pivoting: ``(lu, pivots, permutation)``
+    with ``x[..., permutation, :] == L @ U`` (SPEC NP-64)."""
+    return lu_p.bind(x)
+
+
+# ---------------------------------------------------------------------------
+# svd
+# ---------------------------------------------------------------------------
+
+svd_p = Primitive("svd", multiple_results=True)
+
+
+@svd_p.def_abstract_eval
+def _svd_abstract_eval(x, full_matrices, compute_uv, subset_by_index, algorithm):
+    _check_matrix("svd", x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    s = ShapedArray(batch + (k,), _real_dtype(x.dtype), x.weak_type)
+    if not compute_uv:
+        return [s]
+    um, vn = (m, n) if full_matrices else (k, k)
+    return [s, ShapedArray(batch + (m, um), x.dtype, x.weak_type),
+            ShapedArray(batch + (vn, n), x.dtype, x.weak_type)]
+
+
+@svd_p.def_impl
+def _svd_impl(x, full_matrices, compute_uv, subset_by_index, algorithm):
+    """Singular values in descending order (and the vectors); NaNs where
+    the backend cannot factor a matrix (e.g. one holding NaN)."""
+    xp = _xp()
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    real = _real_dtype(x.dtype)
+    if x.size == 0:
+        return _empty_svd(xp, x, full_matrices, compute_uv)
+    if not compute_uv:
+        s, = _per_matrix(lambda a: [xp.linalg.svd(a, compute_uv=False)], x, 1,
+                         [((k,), real)])
+        return [s.astype(real, copy=False)]
+    um, vn = (m, n) if full_matrices else (k, k)
+    u, s, vt = _per_matrix(
+        lambda a: list(xp.linalg.svd(a, full_matrices=full_matrices)), x, 3,
+        [((m, um), x.dtype), ((k,), real), ((vn, n), x.dtype)])
+    return [s.astype(real, copy=False), u.astype(x.dtype, copy=False),
+            vt.astype(x.dtype, copy=False)]
+
+
+def _empty_svd(xp, x, full_matrices, compute_uv):
+    """An SVD of matrices with no entries: no singular values, identity
+    factors for the non-empty side of ``full_matrices``."""
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
+    k = min(m, n)
+    s = xp.zeros(batch + (k,), _real_dtype(x.dtype))
+    if not compute_uv:
+        return [s]
+    um, vn = (m, n) if full_matrices else (k, k)
+    u = xp.broadcast_to(xp.eye(m, um, dtype=x.dtype), batch + (m, um)).copy()
+    vt = xp.broadcast_to(xp.eye(vn, n, dtype=x.dtype), batch + (vn, n)).copy()
+    return [s, u, vt]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index,
+             algorithm):
+    """Tangents of a thin SVD ``A = U diag(s) V^H``.
+
+    With ``dS = U^H dA V``: ``ds = real(diag(dS))``.  The vectors' tangents
+    use ``F_ij = 1/(s_j^2 - s_i^2)`` (0 on the diagonal); for non-square
+    ``A`` the part of ``dA`` outside the span of ``U`` (or ``V``) is added.
+    Full non-square factors are not differentiable, as in JAX."""
+    x, = primals
+    dx, = tangents
+    aval = core.get_aval(x)
+    m, n = aval.shape[-2:]
+    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv,
+                      subset_by_index=subset_by_index, algorithm=algorithm)
+    if type(dx) is ad.Zero:
+        return outs, [ad.Zero.from_primal_value(o) for o in outs]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(
+            "Singular value decomposition JVP not implemented for full matrices")
+    s, U, Vt = svd_p.bind(x, full_matrices=False, compute_uv=True,
+                          subset_by_index=subset_by_index, algorithm=algorithm)
+    V = _H(Vt)
+    dS = _matmul(_matmul(_H(U), dx), V)
+    ds = _diagonal(lax.real(dS) if _is_complex(dS) else dS)
+    if not compute_uv:
+        return outs, [ds]
+    dU, dV = _svd_vector_tangents(s, U, V, dx, dS, m, n, aval.dtype)
+    return outs, [ds, dU, _H(dV)]
+
+
+def _svd_vector_tangents(s, U, V, dx, dS, m, n, dtype):
+    s_row = _row(s, core.get_aval(s).dtype)
+    s_col = _T(s_row)
+    F = lax.convert_element_type(
+        _safe_reciprocal_offdiag(lax.mul(lax.add(s_row, s_col),
+                                         lax.sub(s_row, s_col))), dtype)
+    dSS = lax.mul(_row(s, dtype), dS)
+    SdS = lax.mul(_col(s, dtype), dS)
+    s_zero = lax.convert_element_type(lax.eq(s, lax._zeros(s)), core.get_aval(s).dtype)
+    s_inv = lax.sub(lax.div(lax._ones(s), lax.add(s, s_zero)), s_zero)
+    skew = lax.mul(lax.mul(lax.sub(dS, _H(dS)), lax._const(dS, 0.5)),
+                   _diag_matrix(s_inv, dtype))
+    dU = _matmul(U, lax.add(lax.mul(F, lax.add(dSS, _H(dSS))), skew))
+    dV = _matmul(V, lax.mul(F, lax.add(SdS, _H(SdS))))
+    if m > n:
+        dAV = _matmul(dx, V)
+        extra = lax.sub(dAV, _matmul(U, _matmul(_H(U), dAV)))
+        dU = lax.add(dU, lax.div(extra, _row(s, dtype)))
+    if n > m:
+        dAHU = _matmul(_H(dx), U)
+        extra = lax.sub(dAHU, _matmul(V, _matmul(_H(V), dAHU)))
+        dV = lax.add(dV, lax.div(extra, _row(s, dtype)))
+    return dU, dV
+
+
+svd_p.jvp = _svd_jvp
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None,
+        algorithm=None):
+    """Singular value decomposition: ``(u, s, vh)``, or ``s`` alone when
+    not ``compute_uv``; singular values descending (SPEC NP-62)."""
+    if subset_by_index is not None:
+        subset_by_index = tuple(map(operator.index, subset_by_index))
+        k = min(core.get_aval(x).shape[-2:]) if core.get_aval(x).ndim >= 2 else 0
+        if subset_by_index != (0, k):
+            raise NotImplementedError("refjax's svd computes every singular "
+                                      "value: subset_by_index must be None")
+        subset_by_index = None
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices),
+                      compute_uv=bool(compute_uv), subset_by_index=subset_by_index,
+                      algorithm=algorithm)
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
+
+
+# ---------------------------------------------------------------------------
+# eigh
+# ---------------------------------------------------------------------------
+
+eigh_p = Primitive("eigh", multiple_results=True)
+
+
+@eigh_p.def_abstract_eval
+def _eigh_abstract_eval(x, lower, sort_eigenvalues, subset_by_index, algorithm):
+    _check_matrix("eigh", x, square=True)
+    return [ShapedArray(x.shape, x.dtype, x.weak_type),
+            ShapedArray(x.shape[:-1], _real_dtype(x.dtype), x.weak_type)]
+
+
+@eigh_p.def_impl
+def _eigh_impl(x, lower, sort_eigenvalues, subset_by_index, algorithm):
+    """Eigenvalues ascending and orthonormal eigenvectors (columns) of the
+    Hermitian matrix read from the ``lower`` (or upper) triangle."""
+    xp = _xp()
+    n = x.shape[-1]
+    real = _real_dtype(x.dtype)
+    if x.size == 0:
+        return [xp.zeros(x.shape, x.dtype), xp.zeros(x.shape[:-1], real)]
+    uplo = "L" if lower else "U"
+    w, v = _per_matrix(lambda a: list(xp.linalg.eigh(a, UPLO=uplo)), x, 2,
+                       [((n,), real), ((n, n), x.dtype)])
+    return [v.astype(x.dtype, copy=False), w.astype(real, copy=False)]
+
+
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index,
+              algorithm):
+    """With ``M = V^H dA V``: ``dw = real(diag(M))`` and
+    ``dV = V (F * M)``, ``F_ij = 1/(w_j - w_i)`` off the diagonal."""
+    x, = primals
+    dx, = tangents
+    v, w = eigh_p.bind(x, lower=lower, sort_eigenvalues=sort_eigenvalues,
+                       subset_by_index=subset_by_index, algorithm=algorithm)
+    if type(dx) is ad.Zero:
+        return [v, w], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w)]
+    dtype = core.get_aval(x).dtype
+    w_row = _row(w, dtype)
+    F = _safe_reciprocal_offdiag(lax.sub(w_row, _T(w_row)))
+    M = _matmul(_matmul(_H(v), dx), v)
+    dv = _matmul(v, lax.mul(F, M))
+    dw = _diagonal(lax.real(M) if _is_complex(M) else M)
+    return [v, w], [dv, dw]
+
+
+eigh_p.jvp = _eigh_jvp
+
+
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None):
+    """Eigenvectors and eigenvalues ``(v, w)`` of Hermitian matrices,
+    eigenvalues ascending (SPEC NP-65)."""
+    if symmetrize_input:
+        x = symmetrize(x)
+    if subset_by_index is not None:
+        raise NotImplementedError("refjax's eigh computes every eigenvalue: "
+                                  "subset_by_index must be None")
+    v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                       subset_by_index=None, algorithm=None)
+    return v, w
+
+
+# ---------------------------------------------------------------------------
+# qr
+# ---------------------------------------------------------------------------
+
+qr_p = Primitive("qr", multiple_results=True)
+
+
+@qr_p.def_abstract_eval
+def _qr_abstract_eval(x, pivoting, full_matrices, use_magma):
+    _check_matrix("qr", x)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+    return [ShapedArray(batch + (m, k), x.dtype, x.weak_type),
+            ShapedArray(batch + (k, n), x.dtype, x.weak_type)]
+
+
+@qr_p.def_impl
+def _qr_impl(x, pivoting, full_matrices, use_magma):
+    """Householder QR (the backend's ``xp.linalg.qr``)."""
+    xp = _xp()
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+    if x.size == 0:
+        q = xp.broadcast_to(xp.eye(m, k, dtype=x.dtype), batch + (m, k)).copy()
+        return [q, xp.zeros(batch + (k, n), x.dtype)]
+    q, r = xp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    return [q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)]
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    """For ``m >= n`` (thin factors): with ``C = Q^H dA R^-1`` and ``Ω``
+    the skew-Hermitian matrix built from ``C``'s strict lower triangle,
+    ``dQ = Q (Ω - C) + dA R^-1`` and ``dR = (C - Ω) R``."""
+    x, = primals
+    dx, = tangents
+    q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices,
+                     use_magma=use_magma)
+    if type(dx) is ad.Zero:
+        return [q, r], [ad.Zero.from_primal_value(q), ad.Zero.from_primal_value(r)]
+    m, n = core.get_aval(x).shape[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+    dx_rinv = triangular_solve_p.bind(r, dx, left_side=False, lower=False,
+                                      transpose_a=False, conjugate_a=False,
+                                      unit_diagonal=False)
+    C = _matmul(_H(q), dx_rinv)
+    low = _tril(C, -1)
+    omega = lax.sub(low, _H(low))
+    if _is_complex(C):
+        im_diag = lax.complex(lax._zeros(lax.real(C)), lax.imag(C))
+        omega = lax.add(omega, lax.mul(im_diag, _eye(core.get_aval(C).dtype,
+                                                     core.get_aval(C).shape)))
+    dq = lax.add(_matmul(q, lax.sub(omega, C)), dx_rinv)
+    dr = _matmul(lax.sub(C, omega), r)
+    return [q, r], [dq, dr]
+
+
+qr_p.jvp = _qr_jvp
+
+
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
+    """QR decomposition ``(q, r)``; ``full_matrices`` gives a square ``q``
+    (SPEC NP-66)."""
+    if pivoting:
+        raise NotImplementedError("refjax's qr does not pivot: pivoting must "
+                                  "be False")
+    q, r = qr_p.bind(x, pivoting=False, full_matrices=bool(full_matrices),
+                     use_magma=use_magma)
+    return q, r

@@ -1,0 +1,627 @@
+"""Shape primitives of ``jax.lax`` and their differentiation rules.
+
+Broadcasting, reshaping, transposing, squeezing, reversing, joining,
+splitting, tiling, padding, slicing, ``iota`` and ``copy``.  Each primitive
+is defined as in :mod:`refjax._src.lax.lax` (abstract evaluation, backend
+implementation, public function); its rules follow it.  Every one of them
+is linear, so each declares its transpose: the cotangent is routed back to
+where the operand's elements went (SPEC AD-21).
+
+Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
+"""
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from refjax._src import ad, core, dtypes
+from refjax._src.core import Primitive, ShapedArray, Tracer
+from refjax._src.lax import lax
+from refjax._src.lax.lax import _all_weak, _check_same_dtypes, _xp
+
+
+def _static_shape(shape, what="shape"):
+    from refjax._src.numpy_creation import canonicalize_shape
+    return canonicalize_shape(shape)
+
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to "
+            f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
+            f"operand ndim {x.ndim}.")
+    for i, d in enumerate(broadcast_dimensions):
+        if not 0 <= d < len(shape) or x.shape[i] not in (1, shape[d]):
+            raise TypeError(
+                "broadcast_in_dim operand dimension sizes must either be 1, or be "
+                "equal to their corresponding dimensions in the target broadcast "
+                f"shape; got operand of shape {x.shape}, target broadcast shape "
+                f"{shape}, broadcast_dimensions {broadcast_dimensions} ")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly "
+                        f"increasing; got broadcast_dimensions {broadcast_dimensions}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+@broadcast_in_dim_p.def_impl
+def _broadcast_in_dim_impl(x, shape, broadcast_dimensions, sharding):
+    xp = _xp()
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return xp.broadcast_to(x.reshape(expanded), shape).copy()
+
+
+def _pp_broadcast_in_dim(params):
+    shown = {k: v for k, v in params.items() if k not in ("shape", "sharding")}
+    if not shown["broadcast_dimensions"]:
+        del shown["broadcast_dimensions"]
+    return shown
+
+
+broadcast_in_dim_p.pp_params = _pp_broadcast_in_dim
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
+    """Broadcast ``operand`` to ``shape``, its axes landing on ``broadcast_dimensions``."""
+    shape = _static_shape(shape)
+    aval = core.get_aval(operand)
+    dims = tuple(operator.index(d) for d in broadcast_dimensions)
+    if aval.shape == shape and dims == tuple(range(len(shape))) and isinstance(
+            operand, (Tracer, core.ArrayImpl)):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
+                                   sharding=None)
+
+
+def broadcast(operand, sizes, out_sharding=None):
+    """Add leading axes of ``sizes``."""
+    sizes = _static_shape(sizes)
+    aval = core.get_aval(operand)
+    dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
+    return broadcast_in_dim(operand, sizes + aval.shape, dims)
+
+
+def broadcast_to_rank(x, rank):
+    ndim = core.get_aval(x).ndim
+    return x if ndim == rank else broadcast(x, (1,) * (rank - ndim))
+
+
+def expand_dims(array, dimensions):
+    """Insert size-1 axes at ``dimensions`` (lowered to ``broadcast_in_dim``)."""
+    aval = core.get_aval(array)
+    ndim_out = aval.ndim + len(dimensions)
+    dims = sorted(core.canonicalize_axis(d, ndim_out) for d in dimensions)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
+    shape = list(aval.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = [i for i in range(ndim_out) if i not in dims]
+    return broadcast_in_dim(array, tuple(shape), tuple(kept))
+
+
+def _broadcast_in_dim_transpose(ct, operand, shape, broadcast_dimensions, sharding):
+    """Sum the cotangent over the axes the broadcast created or stretched
+    (the operand's size-1 axes), then restore those size-1 axes (SPEC AD-21)."""
+    in_shape = operand.aval.shape
+    unit = tuple(i for i, s in enumerate(in_shape) if s == 1)
+    kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit}
+    summed = lax.reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
+    return [expand_dims(summed, unit)]
+
+
+ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
+reshape_p = Primitive("reshape")
+
+
+@reshape_p.def_abstract_eval
+def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
+    if math.prod(new_sizes) != x.size:
+        raise TypeError("reshape total size must be unchanged, got new_sizes "
+                        f"{new_sizes} (of total size {math.prod(new_sizes)}) for "
+                        f"shape {x.shape} (of total size {x.size}).")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+@reshape_p.def_impl
+def _reshape_impl(x, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        x = _xp().transpose(x, dimensions)
+    return x.reshape(new_sizes)
+
+
+def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
+    """Reshape (after permuting by ``dimensions`` when given)."""
+    new_sizes = _static_shape(new_sizes)
+    aval = core.get_aval(operand)
+    dims = None if dimensions is None else tuple(dimensions)
+    if dims is not None and dims == tuple(range(aval.ndim)):
+        dims = None
+    if aval.shape == new_sizes and dims is None and isinstance(
+            operand, (Tracer, core.ArrayImpl)):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+
+
+def _reshape_transpose(ct, operand, new_sizes, dimensions, sharding):
+    """Reshape back; with ``dimensions``, undo the permutation too (SPEC AD-21)."""
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    permuted = reshape(ct, tuple(shape[d] for d in dimensions))
+    return [transpose(permuted, tuple(np.argsort(dimensions)))]
+
+
+ad.deflinear(reshape_p, _reshape_transpose)
+
+
+transpose_p = Primitive("transpose")
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(x, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError("transpose permutation isn't a permutation of operand "
+                        f"dimensions, got permutation {permutation} for operand "
+                        f"shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+@transpose_p.def_impl
+def _transpose_impl(x, permutation):
+    return _xp().transpose(x, permutation)
+
+
+def transpose(operand, permutation):
+    """Permute the axes of ``operand``."""
+    permutation = tuple(operator.index(p) for p in permutation)
+    if permutation == tuple(range(core.get_aval(operand).ndim)) and isinstance(
+            operand, (Tracer, core.ArrayImpl)):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+ad.deflinear(transpose_p, lambda ct, operand, permutation:
+             [transpose(ct, tuple(np.argsort(permutation)))])
+
+
+squeeze_p = Primitive("squeeze")
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_abstract_eval(x, dimensions):
+    for d in dimensions:
+        if x.shape[d] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size "
+                             f"not equal to one, got shape={x.shape} and "
+                             f"dimensions={dimensions}")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+@squeeze_p.def_impl
+def _squeeze_impl(x, dimensions):
+    return x.reshape(tuple(s for i, s in enumerate(x.shape) if i not in dimensions))
+
+
+def squeeze(array, dimensions):
+    """Remove the size-1 axes ``dimensions``."""
+    ndim = core.get_aval(array).ndim
+    dims = tuple(sorted(core.canonicalize_axis(d, ndim) for d in dimensions))
+    if not dims and isinstance(array, (Tracer, core.ArrayImpl)):
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+ad.deflinear(squeeze_p, lambda ct, operand, dimensions: [expand_dims(ct, dimensions)])
+
+
+rev_p = Primitive("rev")
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(x, dimensions):
+    if len(set(dimensions)) != len(dimensions) or builtins.any(
+            not 0 <= d < x.ndim for d in dimensions):
+        raise TypeError("rev dimensions must be unique and within operand rank, "
+                        f"got dimensions {dimensions} for operand ndim {x.ndim}.")
+    return x
+
+
+@rev_p.def_impl
+def _rev_impl(x, dimensions):
+    return _xp().flip(x, dimensions) if dimensions else x
+
+
+def rev(operand, dimensions):
+    """Reverse ``operand`` along ``dimensions``."""
+    return rev_p.bind(operand, dimensions=tuple(operator.index(d) for d in dimensions))
+
+
+ad.deflinear(rev_p, lambda ct, operand, dimensions: [rev(ct, dimensions)])
+
+
+concatenate_p = Primitive("concatenate")
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*avals, dimension):
+    first = avals[0]
+    if builtins.any(a.dtype != first.dtype for a in avals):
+        raise TypeError("Cannot concatenate arrays with different dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}.")
+    if builtins.any(a.ndim != first.ndim for a in avals):
+        raise TypeError("Cannot concatenate arrays with different numbers of "
+                        f"dimensions: got {', '.join(str(a.shape) for a in avals)}.")
+    if not 0 <= dimension < first.ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension "
+                        f"{dimension} for shapes {', '.join(str(a.shape) for a in avals)}.")
+    for a in avals:
+        if builtins.any(s != t for i, (s, t) in enumerate(zip(a.shape, first.shape))
+                        if i != dimension):
+            raise TypeError("Cannot concatenate arrays with shapes that differ in "
+                            "dimensions other than the one being concatenated: "
+                            f"concatenating along dimension {dimension} for shapes "
+                            f"{', '.join(str(a.shape) for a in avals)}.")
+    shape = list(first.shape)
+    shape[dimension] = builtins.sum(a.shape[dimension] for a in avals)
+    return ShapedArray(shape, first.dtype, _all_weak(avals))
+
+
+@concatenate_p.def_impl
+def _concatenate_impl(*xs, dimension):
+    return _xp().concatenate(xs, axis=dimension)
+
+
+def concatenate(operands, dimension):
+    """Join ``operands`` along ``dimension``."""
+    operands = list(operands)
+    if not operands:
+        raise ValueError("concatenate requires a non-empty sequences of arrays")
+    if len(operands) == 1 and isinstance(operands[0], (Tracer, core.ArrayImpl)):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=operator.index(dimension))
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    """Each linear operand gets its piece of the cotangent (SPEC AD-21)."""
+    sizes = [_aval(o).shape[dimension] for o in operands]
+    pieces = split(ct, sizes, dimension)
+    return [p if ad.is_undefined_primal(o) else None for p, o in zip(pieces, operands)]
+
+
+def _aval(x):
+    """The abstract value of an operand of a rule, linear or not."""
+    return x.aval if ad.is_undefined_primal(x) else core.get_aval(x)
+
+
+ad.deflinear(concatenate_p, _concatenate_transpose)
+
+
+split_p = Primitive("split", multiple_results=True)
+
+
+@split_p.def_abstract_eval
+def _split_abstract_eval(x, sizes, axis):
+    if builtins.any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != builtins.sum(sizes):
+        raise ValueError(f"Sum of sizes {builtins.sum(sizes)} must be equal to dimension "
+                         f"{axis} of the operand shape {list(x.shape)}")
+    outs = []
+    for size in sizes:
+        shape = list(x.shape)
+        shape[axis] = int(size)
+        outs.append(ShapedArray(shape, x.dtype, x.weak_type))
+    return outs
+
+
+@split_p.def_impl
+def _split_impl(x, sizes, axis):
+    bounds = np.cumsum([0] + [int(s) for s in sizes])
+    return [x[(builtins.slice(None),) * axis + (builtins.slice(lo, hi),)]
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def split(operand, sizes, axis=0):
+    """Split ``operand`` along ``axis`` into pieces of ``sizes``."""
+    ndim = core.get_aval(operand).ndim
+    return split_p.bind(operand, sizes=tuple(sizes),
+                        axis=core.canonicalize_axis(axis, ndim))
+
+
+def _split_transpose(cts, operand, sizes, axis):
+    """Concatenate the pieces' cotangents, zeros for unused pieces (SPEC AD-21)."""
+    return [concatenate([ad.instantiate_zeros(c) for c in cts], axis)]
+
+
+ad.deflinear(split_p, _split_transpose)
+
+
+stack_p = Primitive("stack")
+
+
+@stack_p.def_abstract_eval
+def _stack_abstract_eval(*avals, axis):
+    if not avals:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({a.ndim for a in avals}) != 1:
+        raise ValueError("Cannot stack arrays with different numbers of dimensions: "
+                         f"got {', '.join(str(a.shape) for a in avals)}.")
+    if len({a.shape for a in avals}) != 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(a.shape) for a in avals)}.")
+    if builtins.any(a.dtype != avals[0].dtype for a in avals):
+        _check_same_dtypes("stack", avals)
+    shape = list(avals[0].shape)
+    shape.insert(axis, len(avals))
+    return ShapedArray(shape, avals[0].dtype, _all_weak(avals))
+
+
+@stack_p.def_impl
+def _stack_impl(*xs, axis):
+    return _xp().stack(xs, axis=axis)
+
+
+def stack(operands, axis=0):
+    """Join equally shaped ``operands`` along a new axis ``axis``."""
+    operands = list(operands)
+    if not operands:
+        raise ValueError("stack expects at least one operand, got 0.")
+    ndim = core.get_aval(operands[0]).ndim
+    return stack_p.bind(*operands, axis=core.canonicalize_axis(axis, ndim + 1))
+
+
+def _stack_transpose(ct, *operands, axis):
+    """Slice the cotangent along the new axis, one slice per operand (SPEC AD-21)."""
+    pieces = split(ct, (1,) * len(operands), axis)
+    return [squeeze(p, (axis,)) if ad.is_undefined_primal(o) else None
+            for p, o in zip(pieces, operands)]
+
+
+ad.deflinear(stack_p, _stack_transpose)
+
+
+tile_p = Primitive("tile")
+
+
+@tile_p.def_abstract_eval
+def _tile_abstract_eval(x, reps):
+    if x.ndim != len(reps):
+        raise TypeError("reps length must be equal to the ndim of x, got "
+                        f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
+    return ShapedArray(tuple(s * r for s, r in zip(x.shape, reps)), x.dtype,
+                       x.weak_type)
+
+
+@tile_p.def_impl
+def _tile_impl(x, reps):
+    return _xp().tile(x, reps) if x.ndim else x.copy()
+
+
+def tile(operand, reps):
+    """Repeat ``operand`` ``reps[i]`` times along each axis ``i``."""
+    return tile_p.bind(operand, reps=tuple(operator.index(r) for r in reps))
+
+
+def _tile_transpose(ct, operand, reps):
+    """Sum the copies: axis ``i`` of the cotangent is split into
+    ``(reps[i], size_i)`` and the repetition axes are summed (SPEC AD-21)."""
+    shape = operand.aval.shape
+    split_shape = tuple(k for pair in zip(reps, shape) for k in pair)
+    return [lax.reduce_sum(reshape(ct, split_shape), tuple(range(0, 2 * len(shape), 2)))]
+
+
+ad.deflinear(tile_p, _tile_transpose)
+
+
+pad_p = Primitive("pad")
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(x, padding_value, padding_config):
+    if padding_value.shape != ():
+        raise TypeError(f"padding_value must be a scalar; got {padding_value.shape}")
+    if padding_value.dtype != x.dtype:
+        raise TypeError("lax.pad requires arguments to have the same dtypes, got "
+                        f"{x.dtype.name}, {padding_value.dtype.name}.")
+    if len(padding_config) != x.ndim:
+        raise ValueError("length of padding_config must equal the number of axes "
+                         f"of operand, got padding_config {padding_config} for "
+                         f"operand shape {x.shape}")
+    shape = []
+    for s, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ValueError("interior padding in padding_config must be "
+                             f"nonnegative, got padding_config {padding_config}")
+        out = lo + hi + s + builtins.max(0, s - 1) * interior
+        if out < 0:
+            raise ValueError("Dimension size after padding is not at least 0, got "
+                             f"result shape {tuple(shape)}, for padding_config "
+                             f"{padding_config} and operand shape {x.shape}")
+        shape.append(out)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+@pad_p.def_impl
+def _pad_impl(x, padding_value, padding_config):
+    xp = _xp()
+    grown = [(builtins.max(lo, 0), builtins.max(hi, 0), i) for lo, hi, i in padding_config]
+    shape = [lo + hi + s + builtins.max(0, s - 1) * i
+             for s, (lo, hi, i) in zip(x.shape, grown)]
+    out = xp.full(shape, padding_value, dtype=x.dtype)
+    index = tuple(builtins.slice(lo, lo + s + builtins.max(0, s - 1) * i, i + 1)
+                  for s, (lo, hi, i) in zip(x.shape, grown))
+    out[index] = x
+    crop = tuple(builtins.slice(-lo if lo < 0 else 0, n + hi if hi < 0 else n)
+                 for n, (lo, hi, _) in zip(shape, padding_config))
+    return out[crop]
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with ``(low, high, interior)`` per axis; negative values crop."""
+    # Integers are kept as given (NumPy ints included) so that the equation
+    # prints the values jnp.pad passed, as JAX's does (SPEC NP-44).
+    config = tuple(tuple(v if isinstance(v, (int, np.integer)) else operator.index(v)
+                         for v in triple) for triple in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def _pad_transpose(ct, operand, padding_value, padding_config):
+    """Linear in the operand and the padding value (SPEC AD-21).
+
+    The operand's cotangent is the cotangent with the padding cut away; the
+    padding value's is the sum of the rest (every padded position)."""
+    kept = _unpad(ct, padding_config)
+    ct_operand = kept if ad.is_undefined_primal(operand) else None
+    ct_value = None
+    if ad.is_undefined_primal(padding_value):
+        every = tuple(range(len(padding_config)))
+        ct_value = lax.sub(lax.reduce_sum(ct, every), lax.reduce_sum(kept, every))
+    return [ct_operand, ct_value]
+
+
+def _unpad(ct, padding_config):
+    """The positions of ``ct`` that came from the operand: negate the edge
+    padding, then step over the interior padding."""
+    zero = np.array(0, core.get_aval(ct).dtype)
+    cropped = pad(ct, zero, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    shape = core.get_aval(cropped).shape
+    return slice(cropped, (0,) * len(shape), shape,
+                 tuple(interior + 1 for _, _, interior in padding_config))
+
+
+ad.deflinear(pad_p, _pad_transpose)
+
+
+slice_p = Primitive("slice")
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(x, start_indices, limit_indices, strides):
+    if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+        raise TypeError("slice start_indices and limit_indices must have length "
+                        f"equal to the number of dimensions of the operand, got "
+                        f"start_indices {start_indices} and limit_indices "
+                        f"{limit_indices} for operand shape {x.shape}.")
+    strides = strides or (1,) * x.ndim
+    shape = []
+    for s, lo, hi, st in zip(x.shape, start_indices, limit_indices, strides):
+        if not 0 <= lo <= hi <= s:
+            raise TypeError("slice start_indices must be greater than or equal to "
+                            "zero and less than or equal to limit_indices, which "
+                            "must be less than or equal to the operand shape, got "
+                            f"start_indices {start_indices}, limit_indices "
+                            f"{limit_indices} for operand shape {x.shape}.")
+        shape.append(0 if hi == lo else (hi - lo + st - 1) // st)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+@slice_p.def_impl
+def _slice_impl(x, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    return x[tuple(builtins.slice(lo, hi, st) for lo, hi, st
+                   in zip(start_indices, limit_indices, strides))]
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    """Static slice ``operand[start:limit:stride]`` on every axis."""
+    start = tuple(operator.index(i) for i in start_indices)
+    limit = tuple(operator.index(i) for i in limit_indices)
+    strides = None if strides is None else tuple(operator.index(i) for i in strides)
+    return slice_p.bind(operand, start_indices=start, limit_indices=limit,
+                        strides=strides)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """``slice`` along one axis; ``None`` and negative bounds as in Python."""
+    aval = core.get_aval(operand)
+    axis = core.canonicalize_axis(axis, aval.ndim)
+    size = aval.shape[axis]
+    start, limit, _ = builtins.slice(start_index, limit_index).indices(size)
+    starts = [0] * aval.ndim
+    limits = list(aval.shape)
+    strides = [1] * aval.ndim
+    starts[axis], limits[axis], strides[axis] = start, builtins.max(start, limit), stride
+    # Always explicit strides: JAX prints ``strides=(1, 1)`` for these
+    # (``strides=None`` comes from jnp's static indexing instead).
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """Element ``index`` of axis ``axis`` as a static slice."""
+    aval = core.get_aval(operand)
+    axis = core.canonicalize_axis(axis, aval.ndim)
+    size = aval.shape[axis]
+    index = operator.index(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    index %= size
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def _slice_transpose(ct, operand, start_indices, limit_indices, strides):
+    """Pad the cotangent back to the operand's shape with zeros, strided
+    slices spreading it with interior padding (SPEC AD-21)."""
+    shape = operand.aval.shape
+    ct_shape = core.get_aval(ct).shape
+    strides = strides or (1,) * len(shape)
+    config = []
+    for size, start, n, stride in zip(shape, start_indices, ct_shape, strides):
+        end = start + (0 if n == 0 else (n - 1) * stride + 1)
+        config.append((start, size - end, stride - 1))
+    return [pad(ct, np.array(0, core.get_aval(ct).dtype), config)]
+
+
+ad.deflinear(slice_p, _slice_transpose)
+
+
+iota_p = Primitive("iota")
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract_eval(dtype, shape, dimension, sharding):
+    return ShapedArray(shape, dtype)
+
+
+@iota_p.def_impl
+def _iota_impl(dtype, shape, dimension, sharding):
+    xp = _xp()
+    line = xp.arange(shape[dimension]).astype(dtype)
+    view = [1] * len(shape)
+    view[dimension] = shape[dimension]
+    return xp.broadcast_to(line.reshape(view), shape).copy()
+
+
+def iota(dtype, size, out_sharding=None):
+    """``[0, 1, ..., size-1]`` of ``dtype``."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
+    """An iota along ``dimension`` of an array of ``shape``."""
+    dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(dtype))
+    shape = tuple(operator.index(d) for d in shape)
+    if builtins.any(d < 0 for d in shape):
+        raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
+    return iota_p.bind(dtype=dtype, shape=shape,
+                       dimension=core.canonicalize_axis(dimension, len(shape)),
+                       sharding=None)
+
+
+copy_p = Primitive("copy")
+copy_p.def_abstract_eval(lambda x: x)
+copy_p.def_impl(lambda x: x.copy())
+
+
+ad.deflinear(copy_p, lambda ct, operand: [copy_p.bind(ct)])

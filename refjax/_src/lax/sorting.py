@@ -1,0 +1,133 @@
+"""``sort`` and its differentiation rules.
+
+Defined as in :mod:`refjax._src.lax.lax`.  Sorting permutes its operands,
+so the tangents are permuted the same way: each tangent is sorted along
+with the keys as an extra operand; transposing that puts each cotangent
+back in the original positions (SPEC AD-25).
+
+Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
+"""
+import builtins
+import operator
+
+import numpy as np
+
+from refjax._src import ad, core, dtypes
+from refjax._src.core import Primitive
+from refjax._src.lax import lax
+from refjax._src.lax.lax import _xp
+
+
+sort_p = Primitive("sort", multiple_results=True)
+
+
+@sort_p.def_abstract_eval
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    shape = operands[0].shape
+    if builtins.any(o.shape != shape for o in operands):
+        raise TypeError("sort arguments must all have the same shape, got "
+                        f"{', '.join(str(o.shape) for o in operands)}")
+    if not 0 <= dimension < builtins.max(len(shape), 1):
+        raise ValueError(f"dimension {dimension} out of bounds for shape {shape}")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"{num_keys=} must be between 1 and {len(operands)}")
+    return list(operands)
+
+
+def _sort_key(x):
+    """Keys ordering like XLA: -inf < ... < -0.0 == 0.0 < ... < inf < NaN (any sign)."""
+    xp = _xp()
+    if x.dtype.kind == "c":
+        return _sort_key(xp.real(x)) + _sort_key(xp.imag(x))
+    if x.dtype.kind != "f" and x.dtype not in (dtypes.bfloat16,):
+        return [x]
+    wide = x.astype(np.float64)
+    nan = xp.isnan(wide)
+    # Every NaN, whatever its sign, sorts last (as XLA's comparator does).
+    return [nan.astype(np.int8), xp.where(nan, 0.0, wide)]
+
+
+@sort_p.def_impl
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    xp = _xp()
+    if operands[0].ndim == 0:
+        return list(operands)
+    moved = [xp.moveaxis(o, dimension, -1) for o in operands]
+    keys = []
+    for k in moved[:num_keys]:
+        keys.extend(_sort_key(k))
+    # lexsort sorts by the last key first.
+    perm = xp.lexsort(list(reversed(keys)), axis=-1)
+    return [xp.moveaxis(xp.take_along_axis(o, perm, axis=-1), -1, dimension)
+            for o in moved]
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sort one array, or several by their first ``num_keys`` (lexicographic)."""
+    single = not isinstance(operand, (tuple, list))
+    operands = [operand] if single else list(operand)
+    ndim = core.get_aval(operands[0]).ndim
+    dim = core.canonicalize_axis(dimension, builtins.max(ndim, 1))
+    out = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable),
+                      num_keys=operator.index(num_keys))
+    return out[0] if single else tuple(out)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """Sort ``keys`` and permute ``values`` the same way."""
+    return sort((keys, values), dimension, is_stable, 1)
+
+
+def _sort_jvp(primals, tangents, dimension, is_stable, num_keys):
+    """Each output's tangent is its operand's tangent permuted as the sort
+    permuted the operands: equal keys keep their order, so a tie's tangent
+    follows its own element (SPEC AD-25)."""
+    params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    out = sort_p.bind(*primals, **params)
+    keys = primals[:num_keys]
+    tangents_out = [ad.Zero.from_primal_value(o) if type(t) is ad.Zero
+                    else sort_p.bind(*keys, t, **params)[-1]
+                    for o, t in zip(out, tangents)]
+    return out, tangents_out
+
+
+def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    """Linear in the operands after the keys (the keys fixed): each
+    cotangent goes back to the position its element came from."""
+    keys = operands[:num_keys]
+    if any(ad.is_undefined_primal(k) for k in keys):
+        raise NotImplementedError(
+            "Transpose rule (for reverse-mode differentiation) for 'sort' not "
+            "implemented")
+    source = None
+    if any(type(ct) is not ad.Zero for ct in cts):
+        source = _sorted_positions(keys, dimension, is_stable, num_keys)
+
+    def cotangent(operand, ct):
+        if not ad.is_undefined_primal(operand):
+            return None
+        if type(ct) is ad.Zero:
+            return ad.Zero(operand.aval)
+        return _unsort(ct, source, dimension)
+    return [cotangent(o, ct) for o, ct in zip(operands, cts)]
+
+
+def _sorted_positions(keys, dimension, is_stable, num_keys):
+    """For each output position, the index along ``dimension`` it came from."""
+    shape = core.get_aval(keys[0]).shape
+    if not shape:
+        return None
+    index = lax.broadcasted_iota(np.int32, shape, dimension)
+    return sort_p.bind(*keys, index, dimension=dimension, is_stable=is_stable,
+                       num_keys=num_keys)[-1]
+
+
+def _unsort(ct, source, dimension):
+    """``ct`` moved from sorted order back to the operand's order."""
+    if source is None:
+        return ct
+    return sort_p.bind(source, ct, dimension=dimension, is_stable=True, num_keys=1)[1]
+
+
+sort_p.jvp = _sort_jvp
+sort_p.transpose = _sort_transpose
