@@ -45,3 +45,13 @@ def test_results_are_array_impl_and_convert(jax, jnp):
     # G-NP-014
     x = jnp.ones((100, 100)) @ jnp.ones((100, 100))
     assert type(x).__name__ == "ArrayImpl" and float(x[0, 0]) == 100.0
+
+
+@pytest.mark.spec("DT-5")
+def test_float64_numpy_operand_computes_as_float32(jax, jnp):
+    # A NumPy float64 operand is canonicalized before the kernel runs, so
+    # 0.1 rounds to float32 on both sides and the bits are float32's.
+    lax = jax.lax
+    assert bool(lax.eq(np.array([0.1]), jnp.array([0.1], jnp.float32))[0])
+    bits = lax.bitcast_convert_type(np.array([1.0]), jnp.int32)
+    assert bits.shape == (1,) and int(bits[0]) == 1065353216

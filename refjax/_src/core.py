@@ -262,7 +262,9 @@ def to_buffer(x):
         raise escaped_tracer_error(x)
     backend = _backend.get()
     if backend.is_array(x):
-        return x
+        # A float64 NumPy operand with x64 off computes as float32, like JAX.
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        return x if x.dtype == dt else x.astype(dt)
     aval = get_aval(x)
     return backend.asarray(np.asarray(x, dtype=aval.dtype))
 
