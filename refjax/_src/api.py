@@ -123,9 +123,15 @@ def _jit_abstract_eval(*avals, jaxpr, **params):
     return jaxpr.out_avals
 
 
-@jit_p.def_impl
-def _jit_impl(*buffers, jaxpr, **params):
-    return executable_for(jaxpr)(*buffers)
+def held_jaxpr_impl(param):
+    """The impl of a primitive that runs the closed jaxpr in ``params[param]``
+    (``jit``, ``custom_jvp_call``, ``remat2``...), compiled once per jaxpr."""
+    def impl(*buffers, **params):
+        return executable_for(params[param])(*buffers)
+    return impl
+
+
+jit_p.def_impl(held_jaxpr_impl("jaxpr"))
 
 
 def _pp_jit(eqn, context):
