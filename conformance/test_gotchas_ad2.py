@@ -282,7 +282,7 @@ def test_debug_print_fires_once_under_grad(jax, jnp, capsys):
 
 @pytest.mark.spec("AD-61")
 def test_python_print_under_grad_shows_grad_tracer(jax, jnp, capsys):
-    # G-PURE-013 (its vmap half is not checked here).
+    # G-PURE-013 (its vmap half: test_vmap_core.py).
     def f(x):
         print(type(x).__name__, x)
         return x * 2.

@@ -28,6 +28,7 @@ from refjax._src.ad_api import (  # noqa: F401,E402
     value_and_grad, vjp,
 )
 from refjax._src.ad_api import jacrev as jacobian  # noqa: F401,E402
+from refjax._src.vmap_api import vmap  # noqa: F401,E402
 from refjax._src.custom_derivatives import (  # noqa: F401,E402
     closure_convert, custom_jvp, custom_vjp,
 )

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core, dtypes
+from refjax._src import batching, core, dtypes
 from refjax._src import partial_eval as pe
 from refjax._src.core import Primitive, ShapedArray, Tracer, set_current_trace
 
@@ -211,6 +211,19 @@ def _add_any_transpose(ct, x, y):
 
 
 deflinear(add_any_p, _add_any_transpose)
+
+
+def _add_any_batch(axis_data, vals, dims):
+    """Both operands share one shape: align the batch dims (SPEC VMAP-5)."""
+    (x, y), (dx, dy) = vals, dims
+    if dx == dy:
+        return add_any_p.bind(x, y), dx
+    if dx is None:
+        return add_any_p.bind(batching.broadcast(x, axis_data.size, dy), y), dy
+    return add_any_p.bind(x, batching.move_or_broadcast(y, dy, dx, axis_data.size)), dx
+
+
+add_any_p.batch = _add_any_batch
 
 
 # ---------------------------------------------------------------------------
@@ -629,6 +642,7 @@ def _stop_gradient_jvp(primals, tangents):
 
 
 stop_gradient_p.jvp = _stop_gradient_jvp
+batching.defvectorized(stop_gradient_p)
 
 
 def stop_gradient(x):

@@ -12,6 +12,7 @@ from refjax._src import ad, core, dtypes
 from refjax._src import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.ad import Zero, float0
+from refjax._src.vmap_api import vmap
 
 
 # ---------------------------------------------------------------------------
@@ -306,9 +307,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False,
     return value_and_grad_f
 
 
-def _check_callable(fun):
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun}")
+_check_callable = core.check_callable
 
 
 def _argnums_tuple(argnums):
@@ -395,26 +394,26 @@ def _check_scalar(x):
 # ---------------------------------------------------------------------------
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian by forward mode: one JVP per input basis vector
-    (SPEC AD-62).  Result leaves have shape ``out.shape + in.shape``."""
+    """The Jacobian by forward mode: the JVP ``vmap``-ped over the standard
+    basis of the inputs (SPEC AD-62, VMAP-47).  Result leaves have shape
+    ``out.shape + in.shape``."""
     _check_callable(fun)
     argnums_t = _argnums_tuple(argnums)
 
     def jacfun(*args, **kwargs):
         dyn, partial_fun, in_leaves, in_tree = _differentiated_args(
             fun, args, kwargs, argnums_t, lambda x: _check_input_dtype_fwd(holomorphic, x))
-        columns, out, aux = [], None, None
-        for basis in _basis(in_leaves):
-            res = jvp(partial_fun, dyn, tree_util.tree_unflatten(in_tree, basis),
-                      has_aux=has_aux)
-            out, tan = res[0], res[1]
-            aux = res[2] if has_aux else None
-            columns.append(tree_util.tree_leaves(tan))
-        if out is None:   # no inputs to differentiate: evaluate once
-            res = jvp(partial_fun, dyn, dyn, has_aux=has_aux)
-            out, aux = res[0], (res[2] if has_aux else None)
+        basis = tree_util.tree_unflatten(in_tree, _std_basis(in_leaves))
+
+        def pushfwd(tangents):
+            res = jvp(partial_fun, dyn, tangents, has_aux=has_aux)
+            return (res[0], res[1], res[2]) if has_aux else (res[0], res[1], None)
+
+        out, tan, aux = vmap(pushfwd, out_axes=(None, -1, None),
+                             axis_size=_total_size(in_leaves))(basis)
         out_leaves, out_tree = tree_util.tree_flatten(out)
-        jac = _assemble(columns, out_leaves, in_leaves, in_tree, by_input=True)
+        jac = [_split_basis_axis(t, -1, in_leaves, o.dtype)
+               for t, o in zip(tree_util.tree_leaves(tan), out_leaves)]
         jac = _to_argnums_structure(jac, out_tree, in_tree, argnums)
         return (jac, aux) if has_aux else jac
 
@@ -422,8 +421,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """The Jacobian by reverse mode: one VJP per output basis vector
-    (SPEC AD-62)."""
+    """The Jacobian by reverse mode: the VJP ``vmap``-ped over the standard
+    basis of the outputs (SPEC AD-62, VMAP-47)."""
     _check_callable(fun)
     argnums_t = _argnums_tuple(argnums)
 
@@ -436,13 +435,60 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         out_leaves, out_tree = tree_util.tree_flatten(out)
         for o in out_leaves:
             _check_output_dtype("jacrev", holomorphic, o)
-        rows = [tree_util.tree_leaves(f_vjp(tree_util.tree_unflatten(out_tree, b)))
-                for b in _basis(out_leaves)]
-        jac = _assemble(rows, out_leaves, in_leaves, in_tree, by_input=False)
+        inexact = [ad.tangent_dtype(core.get_aval(x).dtype) != float0 for x in in_leaves]
+
+        def pullback(ct):
+            cts = tree_util.tree_leaves(f_vjp(ct))
+            return [c for c, keep in zip(cts, inexact) if keep]
+
+        basis = tree_util.tree_unflatten(out_tree, _std_basis(out_leaves))
+        rows = vmap(pullback, axis_size=_total_size(out_leaves))(basis)
+        jac = [[] for _ in out_leaves]
+        rows = iter(rows)
+        for x, keep in zip(in_leaves, inexact):
+            blocks = (_split_basis_axis(next(rows), 0, out_leaves, None) if keep
+                      else [np.zeros(o.shape + np.shape(x), float0) for o in out_leaves])
+            for row, block in zip(jac, blocks):
+                row.append(block)
         jac = _to_argnums_structure(jac, out_tree, in_tree, argnums)
         return (jac, res[2]) if has_aux else jac
 
     return jacfun
+
+
+def _total_size(leaves):
+    return sum(core.get_aval(x).size for x in leaves)
+
+
+def _std_basis(leaves):
+    """The rows of an identity matrix over every element of ``leaves``, as
+    one stacked array per leaf: leaf ``i`` gets shape ``(N,) + shape_i``."""
+    from refjax._src import numpy_creation as nc
+    avals = [core.get_aval(x) for x in leaves]
+    n = _total_size(leaves)
+    eye = np.eye(n)
+    out, start = [], 0
+    for a in avals:
+        part = eye[:, start:start + a.size].reshape((n,) + a.shape)
+        out.append(nc.asarray(part.astype(ad.tangent_dtype(a.dtype))))
+        start += a.size
+    return out
+
+
+def _split_basis_axis(x, axis, leaves, dtype):
+    """Split axis ``axis`` of ``x`` (one entry per element of ``leaves``) into
+    one block per leaf, that axis replaced by the leaf's shape."""
+    from refjax._src.lax import lax
+    axis = axis % np.ndim(x)
+    shape, blocks, start = np.shape(x), [], 0
+    for leaf in leaves:
+        a = core.get_aval(leaf)
+        part = (x if a.size == shape[axis] else
+                lax.slice_in_dim(x, start, start + a.size, axis=axis))
+        block = lax.reshape(part, shape[:axis] + a.shape + shape[axis + 1:])
+        blocks.append(block if dtype is None else block.astype(dtype))
+        start += a.size
+    return blocks
 
 
 def _differentiated_args(fun, args, kwargs, argnums, check):
@@ -474,53 +520,6 @@ def _check_input_dtype_fwd(holomorphic, x):
             f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
             "holomorphic=True. For differentiation of non-holomorphic functions "
             "involving complex inputs or integer inputs, use jax.jvp directly.")
-
-
-def _basis(leaves):
-    """One-hot pytrees (as flat leaf lists) over every element of ``leaves``."""
-    from refjax._src import numpy_creation as nc
-    avals = [core.get_aval(x) for x in leaves]
-    for k, a in enumerate(avals):
-        for i in range(a.size):
-            onehot = []
-            for j, b in enumerate(avals):
-                z = np.zeros(b.shape, ad.tangent_dtype(b.dtype))
-                if j == k:
-                    z.reshape(-1)[i] = 1
-                onehot.append(nc.asarray(z) if z.dtype != float0 else z)
-            yield onehot
-
-
-def _assemble(vectors, out_leaves, in_leaves, in_tree, by_input):
-    """Blocks ``[out leaf][in leaf]`` of shape ``out.shape + in.shape``.
-
-    ``by_input``: ``vectors[k][o]`` is output leaf ``o``'s tangent for
-    input element ``k`` (jacfwd); otherwise ``vectors[k][i]`` is input leaf
-    ``i``'s cotangent for output element ``k`` (jacrev)."""
-    out_avals = [core.get_aval(o) for o in out_leaves]
-    in_avals = [core.get_aval(x) for x in in_leaves]
-    return [[_block(vectors, oi, oa, ii, ia, out_avals, in_avals, by_input)
-             for ii, ia in enumerate(in_avals)] for oi, oa in enumerate(out_avals)]
-
-
-def _block(vectors, oi, oa, ii, ia, out_avals, in_avals, by_input):
-    from refjax._src.numpy import lax_numpy as jnp
-    if by_input:
-        start = _offset(in_avals, ii)
-        parts = [vectors[start + j][oi] for j in range(ia.size)]
-        axis = -1
-    else:
-        start = _offset(out_avals, oi)
-        parts = [vectors[start + j][ii] for j in range(oa.size)]
-        axis = 0
-    if not parts:
-        return jnp.zeros(oa.shape + ia.shape, oa.dtype if by_input else ia.dtype)
-    flat = jnp.stack([jnp.reshape(p, (-1,)) for p in parts], axis=axis)
-    return jnp.reshape(flat, oa.shape + ia.shape)
-
-
-def _offset(avals, i):
-    return sum(a.size for a in avals[:i])
 
 
 def _to_argnums_structure(blocks, out_tree, in_tree, argnums):

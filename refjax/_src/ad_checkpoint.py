@@ -8,7 +8,7 @@ recomputed on the backward pass (SPEC AD-69).
 import functools
 import types
 
-from refjax._src import ad, core
+from refjax._src import ad, batching, core
 from refjax._src import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.api import held_jaxpr_impl
@@ -101,6 +101,7 @@ def _differentiated(params, closed):
 
 remat_p.jvp = ad.call_jvp(remat_p, _differentiated)
 remat_p.transpose = ad.call_transpose(remat_p, _differentiated)
+batching.call_batch(remat_p, lambda params, closed: dict(params, jaxpr=closed))
 
 
 def _remat_partial_eval(trace, args, params):

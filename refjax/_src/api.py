@@ -10,6 +10,7 @@ signature.  Python side effects therefore happen only while tracing.
 Under another trace (``jit`` inside ``jit``, ``make_jaxpr``), calling a jitted
 function records one ``jit`` equation holding the inner jaxpr.
 """
+import contextlib
 import functools
 import inspect
 import operator
@@ -173,6 +174,8 @@ def _define_jit_ad_rules():
     jit_p.jvp = ad.call_jvp(jit_p, _jit_params)
     jit_p.partial_eval = ad.call_partial_eval(jit_p, _jit_params)
     jit_p.transpose = ad.call_transpose(jit_p, _jit_params)
+    from refjax._src import batching
+    batching.call_batch(jit_p, _jit_params)
 
 
 _define_jit_ad_rules()
@@ -617,7 +620,7 @@ class _Call:
     """One call's arguments, split into static values and array leaves."""
 
     __slots__ = ("cfg", "flat", "in_tree", "avals", "statics", "dyn_positions",
-                 "key", "names")
+                 "key", "names", "axis_env")
 
 
 # ---------------------------------------------------------------------------
@@ -635,8 +638,7 @@ class JitWrapped:
     def __init__(self, fun, static_argnums=None, static_argnames=None,
                  donate_argnums=None, donate_argnames=None, inline=False,
                  keep_unused=False, traced_for="jit"):
-        if not callable(fun):
-            raise TypeError(f"Expected a callable value, got {fun!r}")
+        core.check_callable(fun)
         self.fun = fun
         sig = _signature(fun)
         (self.static_argnums, self.static_argnames, self.donate_argnums,
@@ -732,7 +734,10 @@ class JitWrapped:
         call.names = None
         call.avals = self._avals(call, dyn_positions, dyn_args, dyn_kwargs)
         kinds = tuple(type(x) is ArrayImpl for x in call.flat)
-        call.key = (cfg, call.in_tree, tuple(call.avals), kinds, call.statics)
+        # Names bound by vmap may appear in collectives of the trace.
+        call.axis_env = core.axis_env_key()
+        call.key = (cfg, call.in_tree, tuple(call.avals), kinds, call.statics,
+                    call.axis_env)
         return call
 
     def _avals(self, call, dyn_positions, dyn_args, dyn_kwargs):
@@ -794,7 +799,8 @@ class JitWrapped:
 
     def _traced(self, call):
         # The first four options change tracing (see _config_key).
-        key = (call.cfg[:4], call.in_tree, tuple(call.avals), call.statics)
+        key = (call.cfg[:4], call.in_tree, tuple(call.avals), call.statics,
+               call.axis_env)
         traced = self._traces.get(key)
         if traced is None:
             traced = self._trace_now(call)
@@ -1100,7 +1106,10 @@ class Compiled:
                 "The mismatches are:\n" + "\n".join(lines))
 
 
-def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
+_NOT_GIVEN = object()
+
+
+def jit(fun=_NOT_GIVEN, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None,
         keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, compiler_options=None):
@@ -1109,7 +1118,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ``jax.jit(f, ...)`` or, as a decorator factory, ``jax.jit(static_argnums=...)``;
     every option is keyword-only.
     """
-    if fun is None:
+    if fun is _NOT_GIVEN:
         return functools.partial(
             jit, static_argnums=static_argnums, static_argnames=static_argnames,
             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
@@ -1145,7 +1154,10 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
     @functools.wraps(fun)
     def make_jaxpr_f(*args, **kwargs):
         wrapped = JitWrapped(fun, static_argnums)
-        entry, _ = wrapped._entry_for(args, kwargs)
+        with contextlib.ExitStack() as stack:
+            for name, size in axis_env or ():
+                stack.enter_context(core.extend_axis_env(name, size))
+            entry, _ = wrapped._entry_for(args, kwargs)
         closed = entry.traced.closed
         if not return_shape:
             return closed

@@ -17,6 +17,7 @@ implementation and its abstract evaluation; autodiff, batching and
 transposition rules are attributes on the same :class:`Primitive` object.
 """
 import contextlib
+import inspect
 import itertools
 import operator
 import os
@@ -153,6 +154,10 @@ class Primitive:
         self.partial_eval = None     # for primitives holding jaxprs (AD-4)
         self.transpose = None
         self.batch = None
+        # ``batch_unmapped(params, axis_data)``: whether the batch rule must
+        # run although no operand is mapped (collectives over the axis).
+        self.batch_unmapped = None
+        self.is_collective = False
         self.effectful = False
         # Printing hooks: ``pp_params(params) -> params to show`` or a full
         # ``pp_rule(eqn, context) -> Doc`` (SPEC JXP-1).
@@ -482,6 +487,16 @@ class Tracer(Array):
 
     def __deepcopy__(self, memo):
         return self
+
+
+def check_callable(fun):
+    """JAX's checks on the function given to a transformation (SPEC VMAP-18)."""
+    if isinstance(fun, staticmethod):
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}")
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
 
 
 def concrete_value(x):
@@ -1008,3 +1023,44 @@ def canonicalize_axis(axis, ndim):
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else axis
+
+
+# ---------------------------------------------------------------------------
+# Named axes: the axes collectives may refer to (SPEC VMAP-70)
+# ---------------------------------------------------------------------------
+# ``vmap(..., axis_name=n)`` (and later ``pmap``/``shard_map``) bind ``n`` to
+# its size for as long as the mapped function is traced; collectives look the
+# name up here.  Inner names shadow outer ones.
+
+_axis_env = []
+
+
+@contextlib.contextmanager
+def extend_axis_env(name, size):
+    """Bind the axis ``name`` to ``size`` inside the block (None: no-op)."""
+    if name is None:
+        yield
+        return
+    _axis_env.append((name, size))
+    try:
+        yield
+    finally:
+        _axis_env.pop()
+
+
+def axis_exists(name):
+    return any(n == name for n, _ in _axis_env)
+
+
+def axis_size(name):
+    """The size bound to ``name``; ``NameError`` when it is unbound."""
+    for n, size in reversed(_axis_env):
+        if n == name:
+            return size
+    raise NameError(f"unbound axis name: {name}")
+
+
+def axis_env_key():
+    """The bound names and sizes, part of jit's trace-cache key: a trace
+    made under an axis name may hold collectives over it."""
+    return tuple(_axis_env)

@@ -13,7 +13,7 @@ rules (SPEC AD-65, AD-67):
 import functools
 import inspect
 
-from refjax._src import ad, core, errors
+from refjax._src import ad, batching, core, errors
 from refjax._src import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.ad import Zero
@@ -369,6 +369,10 @@ def _custom_lin_impl(*args, **params):
     raise TypeError(_NO_FORWARD_MODE)
 
 
+# Only forward mode (``jacfwd`` pushes a batch of tangents) reaches it here.
+custom_lin_p.batch = lambda axis_data, vals, dims, **params: _custom_lin_impl()
+
+
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals, in_avals,
                           symbolic_zeros):
     res = tree_util.tree_unflatten(res_tree, args[:num_res])
@@ -432,6 +436,91 @@ def _bwd_structure_msg(got, expected):
 
 
 custom_lin_p.transpose = _custom_lin_transpose
+
+
+# ---------------------------------------------------------------------------
+# Batching (SPEC VMAP-91, VMAP-92): the function's jaxpr is batched with every
+# output mapped along axis 0, and the user's rules are wrapped in ``vmap``
+# so they see one example at a time, as they were written.
+# ---------------------------------------------------------------------------
+
+def _batched_call_jaxpr(axis_data, vals, dims, call_jaxpr):
+    in_batched = [d is not None for d in dims]
+    vals = [batching.moveaxis(v, d, 0) if d is not None else v
+            for v, d in zip(vals, dims)]
+    closed, _ = batching.batch_jaxpr(call_jaxpr, axis_data, in_batched, True)
+    return vals, in_batched, closed
+
+
+def _in_axes(flags):
+    return [0 if b else None for b in flags]
+
+
+def _vmapped(fn, axis_data, in_axes):
+    from refjax._src.vmap_api import vmap
+    return vmap(fn, in_axes=tuple(in_axes), axis_name=axis_data.name,
+                axis_size=axis_data.size)
+
+
+def _custom_jvp_call_batch(axis_data, vals, dims, *, name, call_jaxpr,
+                           jvp_jaxpr_fun, num_consts, symbolic_zeros):
+    vals, in_batched, closed = _batched_call_jaxpr(axis_data, vals, dims, call_jaxpr)
+    rule = jvp_jaxpr_fun
+    axes = _in_axes(in_batched[num_consts:])
+
+    def batched_jvp(primals, tangents):
+        def one(p_leaves, t_leaves):
+            return rule.fn(*rule.static, tree_util.tree_unflatten(rule.in_tree, p_leaves),
+                           tree_util.tree_unflatten(rule.in_tree, t_leaves))
+        p_leaves = tree_util.tree_leaves(primals)
+        t_leaves = [ad.instantiate_zeros(t) for t in
+                    tree_util.tree_leaves(tangents, is_leaf=lambda x: type(x) is Zero)]
+        return _vmapped(one, axis_data, [axes, axes])(p_leaves, t_leaves)
+
+    outs = custom_jvp_call_p.bind(
+        *vals, name=name, call_jaxpr=closed, num_consts=num_consts,
+        jvp_jaxpr_fun=_Rule(batched_jvp, (), rule.in_tree, rule.out_tree),
+        symbolic_zeros=False)
+    return outs, [0] * len(outs)
+
+
+custom_jvp_call_p.batch = _custom_jvp_call_batch
+
+
+def _custom_vjp_call_batch(axis_data, vals, dims, *, name, call_jaxpr, fwd, bwd,
+                           num_consts, symbolic_zeros):
+    vals, in_batched, closed = _batched_call_jaxpr(axis_data, vals, dims, call_jaxpr)
+    batched = in_batched[num_consts:]
+    axes = _in_axes(batched)
+
+    def batched_fwd(*dyn):
+        def one(leaves):
+            args = tree_util.tree_unflatten(fwd.in_tree, leaves)
+            return fwd.fn(*_merge_static(fwd.static, args, fwd.nondiff_argnums))
+        return _vmapped(one, axis_data, [axes])(tree_util.tree_leaves(dyn))
+
+    def batched_bwd(res, ct):
+        cts = _vmapped(lambda r, c: bwd.fn(*bwd.static, r, c), axis_data, [0, 0])(res, ct)
+        if not isinstance(cts, tuple):
+            return cts     # reported by the structure check on the outside
+        expected = tree_util.tree_structure(tree_util.tree_unflatten(
+            bwd.in_tree, [0] * len(batched)))
+        leaves = _flatten_with_none(expected, cts)
+        # An example-independent input gets the sum over the examples.
+        leaves = [c if c is None or b else c.sum(0) for c, b in zip(leaves, batched)]
+        return tree_util.tree_unflatten(expected, [
+            Zero(None) if c is None else c for c in leaves])
+
+    b_fwd = _Rule(batched_fwd, (), fwd.in_tree, fwd.out_tree)
+    b_fwd.nondiff_argnums = ()
+    outs = custom_vjp_call_p.bind(
+        *vals, name=name, call_jaxpr=closed, num_consts=num_consts, fwd=b_fwd,
+        bwd=_Rule(batched_bwd, (), bwd.in_tree, bwd.out_tree),
+        symbolic_zeros=False)
+    return outs, [0] * len(outs)
+
+
+custom_vjp_call_p.batch = _custom_vjp_call_batch
 
 
 # ---------------------------------------------------------------------------

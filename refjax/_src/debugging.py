@@ -10,6 +10,7 @@ import string
 import numpy as np
 
 from refjax._src import ad
+from refjax._src import batching
 from refjax._src import core
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
@@ -111,9 +112,31 @@ def debug_print(fmt, *args, ordered=False, partitioned=False, **kwargs):
                        static_args=statics)
 
 
+class _FieldChecker(string.Formatter):
+    """Resolves every field of a template against the real arguments (so
+    ``{d[p]}`` and ``{a.shape}`` work on tracers) without formatting any,
+    and refuses arguments no field uses, as JAX does (DBG-4)."""
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        if unused:
+            raise ValueError(
+                f"Unused positional arguments to `jax.debug.print`: {unused}")
+        unused = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ValueError(
+                f"Unused keyword arguments to `jax.debug.print`: {unused}. You may "
+                f"be passing an f-string (i.e, `f\"{{x}}\"`) into `jax.debug.print` "
+                f"and instead should pass in a regular string.")
+
+
 def _check_fields(fmt, args, kwargs):
-    """Format once with placeholders so a bad field fails now (DBG-4)."""
-    fmt.format(*[0] * len(args), **{k: 0 for k in kwargs})
+    """Resolve the template's fields now, so a bad one fails at trace time
+    (DBG-4)."""
+    _FieldChecker().format(fmt, *args, **kwargs)
 
 
 # ---------------------------------------------------------------------------
@@ -191,21 +214,25 @@ def _callback_primitive(name, effectful):
 
     @prim.def_impl
     def impl(*buffers, callback, result_avals, **params):
+        if not result_avals and not effectful:
+            # A pure callback without results computes nothing anyone can
+            # see, so it is never run, eagerly or not (SPEC VMAP-82).
+            return []
         outs = callback(*buffers)
         from refjax._src import backend
-        return [backend.get().asarray(_checked_result(o, a))
-                for o, a in zip(outs, result_avals)]
+        return [backend.get().asarray(_checked_result(o, a, i))
+                for i, (o, a) in enumerate(zip(outs, result_avals))]
 
     return prim
 
 
-def _checked_result(value, aval):
+def _checked_result(value, aval, index=0):
     host = np.asarray(value)
     if host.shape != aval.shape:
         raise core.errors.JaxRuntimeError(
-            f"INTERNAL: CpuCallback error calling callback: the callback returned "
-            f"an array of shape {host.shape}, but its declared result shape is "
-            f"{aval.shape}.")
+            f"INTERNAL: CpuCallback error calling callback: RuntimeError: "
+            f"Incorrect output shape for return value #{index}: "
+            f"Expected: {aval.shape}, Actual: {host.shape}")
     return host.astype(aval.dtype)
 
 
@@ -246,17 +273,161 @@ def _host_callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
     return tree_util.tree_unflatten(out_tree, outs)
 
 
+_VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims",
+                 "broadcast_all", "legacy_vectorized", None]
+
+
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None,
                   vmap_method=None, **kwargs):
     """Call host ``callback`` on NumPy values; results must match the declared
-    shapes (dtypes are cast) (DBG-6)."""
+    shapes (dtypes are cast) (DBG-6).  ``vmap_method`` says how ``vmap``
+    batches the call (SPEC VMAP-81)."""
+    if vmap_method not in _VMAP_METHODS:
+        # JAX's message, typo included.
+        raise ValueError(f"vmap_method must be on of the allowed methods "
+                         f"{_VMAP_METHODS}, but got: {vmap_method}")
     return _host_callback(pure_callback_p, callback, result_shape_dtypes, args,
-                          kwargs, vmap_method=vmap_method)
+                          kwargs, sharding=sharding, vmap_method=vmap_method)
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None,
                 ordered=False, **kwargs):
     """Like ``pure_callback`` but for side effects: never removed (DBG-6)."""
     return _host_callback(io_callback_p, callback, result_shape_dtypes, args,
-                          kwargs, ordered=bool(ordered))
+                          kwargs, sharding=sharding, ordered=bool(ordered))
+
+
+# ---------------------------------------------------------------------------
+# Batching (SPEC VMAP-80 .. VMAP-86)
+# ---------------------------------------------------------------------------
+
+def _lax():
+    from refjax._src.lax import lax
+    return lax
+
+
+def _debug_batch_rule(prim):
+    """A debug callback under ``vmap`` runs once per example, in order
+    (SPEC VMAP-80).
+
+    As in JAX, the batch is unrolled: each example's operands are sliced
+    out (``slice`` + ``squeeze``) and the primitive is bound on them, while
+    unmapped operands go whole to every call.  This is the one rule that
+    loops over the examples (SPEC VMAP-3): the callback must see one
+    example at a time."""
+    def rule(axis_data, vals, dims, **params):
+        lax = _lax()
+        for i in range(axis_data.size):
+            prim.bind(*[v if d is None else lax.index_in_dim(v, i, d, keepdims=False)
+                        for v, d in zip(vals, dims)], **params)
+        return [], []
+    return rule
+
+
+debug_print_p.batch = _debug_batch_rule(debug_print_p)
+debug_callback_p.batch = _debug_batch_rule(debug_callback_p)
+
+
+class _Sequential:
+    """A host callback run once per example of one or more mapped axes
+    (SPEC VMAP-82).
+
+    ``levels`` holds one loop per ``vmap`` that batched the call, the
+    innermost ``vmap`` first; ``levels[k][i]`` says whether operand ``i``
+    is mapped by loop ``k``, whose axis is then the operand's leading axis
+    once the enclosing loops have taken theirs.  JAX batches with a ``scan``
+    whose body an enclosing ``vmap`` batches in turn, so the loop of the
+    innermost ``vmap`` is the outermost one; these loops run in the same
+    order.  ``result_avals`` are the batched results: the loops' axes,
+    in order, lead the declared shapes.
+    """
+
+    def __init__(self, callback, levels, result_avals):
+        self.callback = callback
+        self.levels = levels
+        self.result_avals = result_avals
+
+    def __repr__(self):
+        return f"_Sequential(callback={self.callback!r}, levels={self.levels})"
+
+    def __call__(self, *buffers):
+        return self._run(0, buffers)
+
+    def _run(self, depth, args):
+        avals = [ShapedArray(a.shape[depth:], a.dtype) for a in self.result_avals]
+        if depth == len(self.levels):
+            return [_checked_result(o, a, i)
+                    for i, (o, a) in enumerate(zip(self.callback(*args), avals))]
+        mapped = self.levels[depth]
+        size = next(np.shape(a)[0] for a, m in zip(args, mapped) if m)
+        per_example = [self._run(depth + 1, [a[i] if m else a
+                                             for a, m in zip(args, mapped)])
+                       for i in range(size)]
+        if size == 0:
+            return [np.zeros(a.shape, a.dtype) for a in avals]
+        return [np.stack(column) for column in zip(*per_example)]
+
+
+def _sequential_batch(prim, axis_data, vals, dims, callback, result_avals, **params):
+    """Batch a host callback by calling it once per example, in order
+    (SPEC VMAP-82).
+
+    JAX loops with ``scan``; here the loop lives in the callback
+    (:class:`_Sequential`), so the batched program is still one equation.
+    A call batched before gains one more loop, innermost."""
+    if isinstance(callback, _Sequential):
+        levels, callback = callback.levels, callback.callback
+    else:
+        levels = ()
+    # Each enclosing loop strips the leading axis of the operands it maps,
+    # so this loop's axis goes after theirs.
+    vals = [v if d is None else
+            batching.moveaxis(v, d, sum(level[i] for level in levels))
+            for i, (v, d) in enumerate(zip(vals, dims))]
+    depth = len(levels)
+    avals = tuple(batching.batched_aval(a, axis_data.size, depth) for a in result_avals)
+    mapped = tuple(d is not None for d in dims)
+    outs = prim.bind(*vals, callback=_Sequential(callback, levels + (mapped,), avals),
+                     result_avals=avals, **params)
+    return outs, [depth] * len(outs)
+
+
+def _pure_callback_batch(axis_data, vals, dims, *, callback, result_avals,
+                         vmap_method, **params):
+    """``pure_callback`` under ``vmap``, as ``vmap_method`` says
+    (SPEC VMAP-81 .. VMAP-84)."""
+    if vmap_method in ("sequential", "sequential_unrolled"):
+        return _sequential_batch(pure_callback_p, axis_data, vals, dims, callback,
+                                 result_avals, vmap_method=vmap_method, **params)
+    if vmap_method is None:
+        raise NotImplementedError(
+            "vmap is only supported for the pure_callback primitive when vmap_method "
+            "is one of 'sequential', 'sequential_unrolled', 'expand_dims', "
+            f"'broadcast_all', or 'legacy_vectorized'. Got {vmap_method=}.")
+    # One call on the whole batch, mapped axes first.
+    size = axis_data.size
+    vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    if vmap_method != "legacy_vectorized":
+        lead = size if vmap_method == "broadcast_all" else 1
+        vals = [_lax().broadcast(v, (lead,)) if d is None else v
+                for v, d in zip(vals, dims)]
+    avals = tuple(batching.batched_aval(a, size, 0) for a in result_avals)
+    outs = pure_callback_p.bind(*vals, callback=callback, result_avals=avals,
+                                vmap_method=vmap_method, **params)
+    return outs, [0] * len(outs)
+
+
+def _io_callback_batch(axis_data, vals, dims, *, callback, result_avals, ordered,
+                       **params):
+    """``io_callback`` under ``vmap``: once per example, in order, like the
+    ``sequential`` pure callback; an ordered one cannot be batched
+    (SPEC VMAP-85)."""
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")
+    return _sequential_batch(io_callback_p, axis_data, vals, dims, callback,
+                             result_avals, ordered=False, **params)
+
+
+pure_callback_p.batch = _pure_callback_batch
+io_callback_p.batch = _io_callback_batch
 

@@ -57,3 +57,8 @@ from refjax._src.lax.slicing import (  # noqa: F401,E402
 )
 from refjax._src.ad import stop_gradient, stop_gradient_p  # noqa: F401,E402
 from refjax.lax import linalg  # noqa: E402,F401
+from refjax._src.lax.parallel import (  # noqa: F401,E402
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index,
+    axis_index_p, axis_size, pmax, pmax_p, pmean, pmin, pmin_p, ppermute,
+    ppermute_p, pshuffle, psum, psum_p, psum_scatter, pswapaxes,
+)

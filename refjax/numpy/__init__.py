@@ -56,6 +56,9 @@ def isdtype(dtype, kind):
 from refjax._src.numpy.ufuncs import *  # noqa: E402,F401,F403
 from refjax._src.numpy.reductions import *  # noqa: E402,F401,F403
 from refjax._src.numpy.lax_numpy import *  # noqa: E402,F401,F403
+from refjax._src.numpy.vectorize import (  # noqa: E402,F401
+    apply_along_axis, apply_over_axes, vectorize,
+)
 
 # Operators and methods of Array come last: they bind to the names above.
 from refjax._src.numpy import array_methods as _array_methods  # noqa: E402

@@ -9,6 +9,10 @@ input, O/I for the kernel) and spatial dimensions through
 The implementation dilates and pads the input, then, for every kernel
 offset, contracts a strided window of the input with that kernel slice:
 plain slicing and ``einsum`` on backend buffers.
+
+Under ``vmap`` the mapped axis folds into an axis the convolution already
+treats independently: the input's batch axis, the kernel's output
+features, or, when both are mapped, feature groups (SPEC VMAP-61).
 """
 import builtins
 import itertools
@@ -340,13 +344,13 @@ def _split_axis(x, axis, parts):
 
 def _merge_axis(x, src, dst):
     """Remove axis ``src`` and fold it, as the major part, into the axis that
-    is ``dst`` once ``src`` is removed."""
+    is ``dst`` once ``src`` is removed: one ``reshape`` that permutes first."""
     shape = core.get_aval(x).shape
     order = [i for i in range(len(shape)) if i != src]
     order.insert(dst, src)
     merged = [shape[i] for i in range(len(shape)) if i != src]
     merged[dst] *= shape[src]
-    return lax.reshape(lax.transpose(x, order), merged)
+    return lax.reshape(x, tuple(merged), tuple(order))
 
 
 def _lhs_transpose_padding(lhs_sizes, kernel_sizes, out_sizes, strides, padding,
@@ -453,6 +457,106 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
 
 
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
+
+
+# ---------------------------------------------------------------------------
+# Batching (SPEC VMAP-61)
+#
+# The mapped axis is folded, as the major part, into an axis along which the
+# convolution computes independent results, and split out of the matching
+# output axis afterwards.  Group counts keep the groups outermost: where a
+# folded axis carries groups, the groups are split off first and merged back
+# around the mapped axis.
+# ---------------------------------------------------------------------------
+
+def _conv_batch_rule(axis_data, vals, dims, **params):
+    """One convolution of the batched operands (SPEC VMAP-61)."""
+    (lhs, rhs), (lbd, rbd) = vals, dims
+    if any(d is not None and np.shape(v)[d] == 0 for v, d in zip(vals, dims)):
+        return _empty_batch_conv(lhs, rhs, lbd, rbd, params), 0
+    if lbd is not None and rbd is not None:
+        return _conv_batch_both(lhs, rhs, lbd, rbd, params)
+    if lbd is not None:
+        return _conv_batch_lhs(lhs, rhs, lbd, params)
+    return _conv_batch_rhs(lhs, rhs, rbd, params)
+
+
+def _empty_batch_conv(lhs, rhs, lbd, rbd, params):
+    """A mapped axis of size 0 cannot be folded into another axis: the
+    (empty) result is built from the per-example output shape."""
+    lhs_shape = [s for i, s in enumerate(np.shape(lhs)) if i != lbd]
+    rhs_shape = [s for i, s in enumerate(np.shape(rhs)) if i != rbd]
+    shape = _conv_out_shape(lhs_shape, rhs_shape, params["dimension_numbers"],
+                            params["window_strides"], params["padding"],
+                            params["lhs_dilation"], params["rhs_dilation"],
+                            params["batch_group_count"])
+    dtype = params["preferred_element_type"] or core.get_aval(lhs).dtype
+    return lax.full((0,) + tuple(shape), 0, dtype)
+
+
+def _conv_batch_both(lhs, rhs, lbd, rbd, params):
+    """Each example convolves its own input with its own kernel: the
+    examples become groups.  The kernel's output features take the mapped
+    axis, and the input's features take it as extra feature groups (or its
+    batch as extra batch groups when those are in use)."""
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    size = np.shape(lhs)[lbd]
+    groups, batch_groups = params["feature_group_count"], params["batch_group_count"]
+    if batch_groups > 1:
+        lhs = _merge_axis(lhs, lbd, lhs_spec[0])
+        batch_groups *= size
+    else:
+        lhs = _merge_axis(lhs, lbd, lhs_spec[1])
+        groups *= size
+    rhs = _merge_axis(rhs, rbd, rhs_spec[0])
+    out = conv_general_dilated_p.bind(lhs, rhs, **dict(
+        params, feature_group_count=groups, batch_group_count=batch_groups))
+    return _split_axis(out, out_spec[1], size), out_spec[1]
+
+
+def _conv_batch_lhs(lhs, rhs, lbd, params):
+    """Only the input is mapped: the examples join the input's batch axis,
+    behind its batch groups if any."""
+    lhs_spec, _, out_spec = params["dimension_numbers"]
+    size = np.shape(lhs)[lbd]
+    batch_groups = params["batch_group_count"]
+    if batch_groups == 1:
+        lhs = _merge_axis(lhs, lbd, lhs_spec[0])
+    else:
+        lhs = _fold_inside_groups(lhs, lbd, lhs_spec[0], batch_groups)
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    return _split_axis(out, out_spec[0], size), out_spec[0]
+
+
+def _conv_batch_rhs(lhs, rhs, rbd, params):
+    """Only the kernel is mapped: the examples join its output features,
+    behind its feature (or batch) groups if any, and the output features
+    are put back as (example, group, feature)."""
+    _, rhs_spec, out_spec = params["dimension_numbers"]
+    size = np.shape(rhs)[rbd]
+    groups = builtins.max(params["feature_group_count"], params["batch_group_count"])
+    if groups == 1:
+        rhs = _merge_axis(rhs, rbd, rhs_spec[0])
+        out = conv_general_dilated_p.bind(lhs, rhs, **params)
+        return _split_axis(out, out_spec[1], size), out_spec[1]
+    rhs = _fold_inside_groups(rhs, rbd, rhs_spec[0], groups)
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    out = _split_axis(out, out_spec[1], groups)            # (group, example * o)
+    out = _split_axis(out, out_spec[1] + 1, size)          # (group, example, o)
+    return _merge_axis(out, out_spec[1], out_spec[1] + 1), out_spec[1]
+
+
+def _fold_inside_groups(x, bdim, axis, groups):
+    """Fold mapped axis ``bdim`` of ``x`` into axis ``axis`` (numbered
+    without ``bdim``), of size ``groups * m``, as ``(groups, example, m)``:
+    the groups stay outermost, as the convolution reads them."""
+    pos = axis + (bdim <= axis)
+    x = _split_axis(x, pos, groups)
+    x = _merge_axis(x, bdim + (bdim > pos), axis + 1)
+    return _merge_axis(x, axis, axis)
+
+
+conv_general_dilated_p.batch = _conv_batch_rule
 
 
 # ---------------------------------------------------------------------------

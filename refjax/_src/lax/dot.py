@@ -4,7 +4,8 @@ Defined as in :mod:`refjax._src.lax.lax` (abstract evaluation, backend
 implementation, public functions).  ``dot_general`` is bilinear: its JVP
 contracts each tangent with the other operand, and the transpose for one
 operand contracts the cotangent with the other operand over that operand's
-free axes (SPEC AD-24).
+free axes (SPEC AD-24).  Under ``vmap`` the mapped axes become a new pair of
+batch axes, or a free axis of the one operand that has one (SPEC VMAP-60).
 
 Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
 """
@@ -99,9 +100,12 @@ def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
     compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
     lt = xp.transpose(lhs.astype(compute, copy=False), (*lb, *lfree, *lc))
     rt = xp.transpose(rhs.astype(compute, copy=False), (*rb, *rc, *rfree))
+    a = lt.reshape(batch + (math.prod(lf), k))
+    b = rt.reshape(batch + (k, math.prod(rf)))
     with np.errstate(all="ignore"):
-        out = xp.matmul(lt.reshape(batch + (math.prod(lf), k)),
-                        rt.reshape(batch + (k, math.prod(rf))))
+        # Nothing contracted (outer products, as per-example gradients
+        # make): a broadcast multiply beats many one-column matmuls.
+        out = a * b if k == 1 else xp.matmul(a, b)
     return out.reshape(batch + lf + rf).astype(out_dtype, copy=False)
 
 
@@ -135,6 +139,10 @@ class Precision(enum.Enum):
 
     def __str__(self):
         return self.name
+
+    def __repr__(self):
+        # As JAX prints it, e.g. inside a jaxpr's ``precision`` tuple.
+        return f"Precision.{self.name}"
 
 
 def _canon_precision(precision):
@@ -209,3 +217,47 @@ def _dot_transpose(ct, aval, other, contract, other_contract, batch, other_batch
 
 
 ad.defbilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs)
+
+
+def _dot_general_batch_rule(axis_data, vals, dims, *, dimension_numbers,
+                            precision, preferred_element_type, out_sharding):
+    """One ``dot_general`` of the batched operands (SPEC VMAP-60).
+
+    ``precision`` and ``preferred_element_type`` carry over unchanged."""
+    lhs, rhs = vals
+    dn, out_dim = _batched_dimension_numbers(np.ndim(lhs), dims,
+                                             dimension_numbers)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                             preferred_element_type=preferred_element_type,
+                             out_sharding=out_sharding)
+    return out, out_dim
+
+
+def _batched_dimension_numbers(lhs_ndim, dims, dimension_numbers):
+    """Dimension numbers for the batched operands and the output's mapped
+    axis (``lhs_ndim`` counts the lhs's mapped axis where it has one).
+
+    Mapped on both sides, the mapped axes form a new leading pair of batch
+    axes, so the output's mapped axis is 0.  Mapped on one side only, the
+    mapped axis is one more free axis of that operand; the output lists
+    (batch, lhs free, rhs free) axes in order, which places it."""
+    lbd, rbd = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def bump(axes, bdim):
+        return tuple(a + (a >= bdim) for a in axes)
+
+    if lbd is not None and rbd is not None:
+        dn = ((bump(lc, lbd), bump(rc, rbd)),
+              ((lbd,) + bump(lb, lbd), (rbd,) + bump(rb, rbd)))
+        return dn, 0
+    if lbd is not None:
+        free_before = sum(1 for a in range(lbd) if a not in lc and a not in lb)
+        dn = ((bump(lc, lbd), rc), (bump(lb, lbd), rb))
+        return dn, len(lb) + free_before
+    free_before = sum(1 for a in range(rbd) if a not in rc and a not in rb)
+    dn = ((lc, bump(rc, rbd)), (lb, bump(rb, rbd)))
+    return dn, lhs_ndim - len(lc) + free_before
+
+
+dot_general_p.batch = _dot_general_batch_rule

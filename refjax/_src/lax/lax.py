@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from refjax._src import ad
+from refjax._src import batching
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
@@ -239,6 +240,9 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl_)
+    # Batching (SPEC VMAP-2): unary ops keep the batch dim; n-ary ones
+    # align operands as broadcasting requires.
+    batching.defbroadcasting(prim)
     if accuracy:
         prim.pp_params = _hide_none("accuracy")
     if out_dtype_param:
@@ -501,6 +505,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
 
 
 ad.defjvp_zero(round_p)
+batching.defvectorized(round_p)  # SPEC VMAP-28
 
 
 def _popcount(x):
@@ -566,6 +571,7 @@ def _integer_pow_jvp(g, x, y):
 
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
+batching.defvectorized(integer_pow_p)  # SPEC VMAP-28
 
 
 # Binary operations -------------------------------------------------------
@@ -884,6 +890,44 @@ select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
 
 
+def _select_n_batch(axis_data, vals, dims):
+    """Batching of ``select_n`` (SPEC VMAP-29), avoiding moves where it can.
+
+    * Predicate and cases batched along the same axis: applied directly,
+      after spreading a per-example scalar predicate over the cases' shape.
+    * An unbatched scalar predicate with every case batched: the cases are
+      aligned on the first case's batch axis.
+    * Otherwise everything is batched along the front (unbatched operands
+      broadcast, a scalar predicate kept scalar when it is unbatched), and a
+      per-example scalar predicate is spread over the cases' shape (or the
+      scalar cases over the predicate's)."""
+    which, *cases = vals
+    which_bdim, *case_dims = dims
+    if all(d == which_bdim for d in case_dims):
+        if np.shape(which) != np.shape(cases[0]):
+            which = broadcast_in_dim(which, np.shape(cases[0]), (which_bdim,))
+        return select_n(which, *cases), which_bdim
+    if np.ndim(which) == 0 and all(d is not None for d in case_dims):
+        bdim = case_dims[0]
+        if all(np.shape(c) == np.shape(cases[0]) for c in cases):
+            cases = [batching.moveaxis(c, d, bdim) for c, d in zip(cases, case_dims)]
+            return select_n(which, *cases), bdim
+    size = axis_data.size
+    if np.shape(which):
+        which = batching.bdim_at_front(which, which_bdim, size)
+    if any(np.shape(c) for c in cases):
+        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
+    case_shape = np.shape(cases[0])
+    if 0 < np.ndim(which) < len(case_shape):
+        which = broadcast_in_dim(which, case_shape, (0,))
+    if np.ndim(which) > len(case_shape):
+        cases = [broadcast(c, np.shape(which)) for c in cases]
+    return select_n(which, *cases), 0
+
+
+select_n_p.batch = _select_n_batch
+
+
 clamp_p = Primitive("clamp")
 
 
@@ -897,7 +941,7 @@ def _clamp_abstract_eval(lo, x, hi):
         raise TypeError("lax.clamp requires arguments to have the same dtypes, "
                         f"got {lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
     _check_dtype("clamp", x.dtype, _int + _float)
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, _all_weak((lo, x, hi)))
 
 
 @clamp_p.def_impl
@@ -928,6 +972,43 @@ ad.defjvp(clamp_p,
           _clamp_jvp_part(lambda lo, x, hi: bitwise_and(gt(lo, x), lt(lo, hi))),
           _clamp_jvp_part(lambda lo, x, hi: bitwise_and(gt(x, lo), lt(x, hi))),
           _clamp_jvp_part(lambda lo, x, hi: lt(hi, x)))
+
+
+def _clamp_batch(axis_data, vals, dims):
+    """Batching of ``clamp`` (SPEC VMAP-30), whose bounds may be scalars.
+
+    Operands batched along one axis, or unbatched scalar bounds around a
+    batched operand, need no move (per-example scalar bounds are spread
+    over the operand's shape).  Otherwise everything non-scalar is batched
+    along the front and scalars are spread to the common shape."""
+    lo, x, hi = vals
+    lo_dim, x_dim, hi_dim = dims
+    if lo_dim == x_dim == hi_dim:
+        if np.shape(lo) == np.shape(x) == np.shape(hi) or np.ndim(lo) == np.ndim(hi) == 0:
+            return clamp_p.bind(lo, x, hi), x_dim
+        if np.ndim(lo) == np.ndim(hi) == 1:
+            lo = broadcast_in_dim(lo, np.shape(x), (lo_dim,))
+            hi = broadcast_in_dim(hi, np.shape(x), (hi_dim,))
+            return clamp_p.bind(lo, x, hi), x_dim
+    elif np.ndim(lo) == np.ndim(hi) == 0 and x_dim is not None:
+        return clamp_p.bind(lo, x, hi), x_dim
+    size = axis_data.size
+    lo, x, hi = (batching.bdim_at_front(v, d, size) if np.shape(v) else v
+                 for v, d in zip(vals, dims))
+    shape = np.shape(x)
+    # Scalar bounds are spread first, then per-example ones (JAX's order).
+    lo, hi = (broadcast(b, shape) if shape and np.ndim(b) == 0 else b for b in (lo, hi))
+    lo, hi = (broadcast_in_dim(b, shape, (0,)) if 0 < np.ndim(b) < len(shape) else b
+              for b in (lo, hi))
+    # A scalar operand between per-example bounds takes their shape (JAX
+    # 0.10.2 handles only a batched lower bound here).
+    widest = builtins.max((lo, hi), key=np.ndim)
+    if np.ndim(widest) > len(shape):
+        x = broadcast(x, np.shape(widest))
+    return clamp_p.bind(lo, x, hi), 0
+
+
+clamp_p.batch = _clamp_batch
 
 
 # ---------------------------------------------------------------------------
@@ -1004,6 +1085,8 @@ def _convert_transpose(ct, operand, new_dtype, weak_type, sharding):
 
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
+# Each element is converted alone, dtype and weak type as given (SPEC VMAP-28).
+batching.defvectorized(convert_element_type_p)
 
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
@@ -1032,7 +1115,9 @@ def _bitcast_impl(x, new_dtype):
     if x.dtype.itemsize == new_dtype.itemsize:
         return x.view(new_dtype)
     if x.dtype.itemsize > new_dtype.itemsize:
-        return x.view(new_dtype).reshape(x.shape + (x.dtype.itemsize // new_dtype.itemsize,))
+        # Viewing a trailing axis of length 1 splits each element's bytes
+        # along it; NumPy refuses to change the itemsize of a 0-d view.
+        return x.reshape(x.shape + (1,)).view(new_dtype)
     return x.view(new_dtype).reshape(x.shape[:-1])
 
 
@@ -1043,6 +1128,21 @@ def bitcast_convert_type(operand, new_dtype):
 
 
 ad.defjvp_zero(bitcast_convert_type_p)
+
+
+def _bitcast_batch(axis_data, vals, dims, *, new_dtype):
+    """Each element is reinterpreted alone (SPEC VMAP-31).  A wider new dtype
+    consumes the operand's last axis, which must then not be the batch
+    axis: a batch axis there is moved to the front first.  A narrower one
+    appends an axis, after the batch axis wherever it is."""
+    (x,), (bdim,) = vals, dims
+    aval = core.get_aval(x)
+    if new_dtype.itemsize > aval.dtype.itemsize and bdim == aval.ndim - 1:
+        x, bdim = batching.moveaxis(x, bdim, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), bdim
+
+
+bitcast_convert_type_p.batch = _bitcast_batch
 
 
 # ---------------------------------------------------------------------------

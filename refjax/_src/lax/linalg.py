@@ -9,6 +9,9 @@ tangents, so reverse mode comes from transposing them (SPEC AD-20).
 
 A factorisation that fails (a non-positive-definite Cholesky, an SVD of
 NaNs) yields NaNs, as JAX's does, instead of raising.
+
+Under ``vmap`` the mapped axis becomes one more leading batch axis
+(SPEC VMAP-62, VMAP-63).
 """
 import operator
 
@@ -16,6 +19,7 @@ import numpy as np
 
 from refjax._src import ad
 from refjax._src import backend as _backend
+from refjax._src import batching
 from refjax._src import core
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax
@@ -69,6 +73,18 @@ def _per_matrix(fn, x, n_out, nan_shapes):
         for acc, r in zip(outs, res):
             acc.append(r)
     return [xp.stack(acc).reshape(batch + acc[0].shape) for acc in outs]
+
+
+def _defbatch_leading(prim):
+    """Batching of a primitive of one operand that maps over leading axes:
+    the mapped axis moves to the front, and every output has it there
+    (SPEC VMAP-63)."""
+    def rule(axis_data, vals, dims, **params):
+        (x,), (bdim,) = vals, dims
+        outs = prim.bind(batching.moveaxis(x, bdim, 0), **params)
+        return outs, [0] * len(outs) if prim.multiple_results else 0
+    prim.batch = rule
+    return rule
 
 
 # ---------------------------------------------------------------------------
@@ -273,6 +289,31 @@ def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a,
 triangular_solve_p.transpose = _triangular_solve_transpose
 
 
+def _triangular_solve_batch_rule(axis_data, vals, dims, **params):
+    """With ``a`` mapped, both operands get the mapped axis in front (an
+    unmapped ``b`` is broadcast).  With only ``b`` mapped, its examples are
+    independent right-hand sides of the one ``a``: columns of a left-side
+    solve, rows of a right-side one, so the mapped axis folds into that
+    axis and ``a`` is not copied (SPEC VMAP-62)."""
+    (a, b), (a_dim, b_dim) = vals, dims
+    if a_dim is not None:
+        a = batching.bdim_at_front(a, a_dim, axis_data.size)
+        b = batching.bdim_at_front(b, b_dim, axis_data.size)
+        return triangular_solve_p.bind(a, b, **params), 0
+    ndim = np.ndim(b)
+    # The folded axis sits inside the columns (left) or rows (right).
+    b_dim_out = ndim - 1 if params["left_side"] else ndim - 2
+    b = batching.moveaxis(b, b_dim, b_dim_out)
+    shape = np.shape(b)
+    folded = shape[:b_dim_out - 1] + (shape[b_dim_out - 1] * shape[b_dim_out],)
+    folded += shape[b_dim_out + 1:]
+    out = triangular_solve_p.bind(a, lax.reshape(b, folded), **params)
+    return lax.reshape(out, shape), b_dim_out
+
+
+triangular_solve_p.batch = _triangular_solve_batch_rule
+
+
 def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
                      conjugate_a=False, unit_diagonal=False):
     """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for a
@@ -340,6 +381,7 @@ def _cholesky_jvp(primals, tangents):
 
 
 cholesky_p.jvp = _cholesky_jvp
+_defbatch_leading(cholesky_p)
 
 
 def cholesky(x, *, symmetrize_input=True):
@@ -442,6 +484,7 @@ def _permutation_matrix(perm, dtype):
 
 
 lu_p.jvp = _lu_jvp
+_defbatch_leading(lu_p)
 
 
 def lu(x):
@@ -564,6 +607,7 @@ def _svd_vector_tangents(s, U, V, dx, dS, m, n, dtype):
 
 
 svd_p.jvp = _svd_jvp
+_defbatch_leading(svd_p)
 
 
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None,
@@ -635,6 +679,7 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index,
 
 
 eigh_p.jvp = _eigh_jvp
+_defbatch_leading(eigh_p)
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
@@ -711,6 +756,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 
 
 qr_p.jvp = _qr_jvp
+_defbatch_leading(qr_p)
 
 
 def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):

@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from refjax._src import ad
+from refjax._src import batching
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
@@ -94,6 +95,17 @@ def _take_along(x, indices, axis):
 top_k_p.jvp = _top_k_jvp
 
 
+def _top_k_batch(axis_data, vals, dims, *, k, axis):
+    """``top_k`` along the renumbered axis; values and indices keep the
+    operand's batch axis (SPEC VMAP-27)."""
+    (x,), (bdim,) = vals, dims
+    outs = top_k_p.bind(x, k=k, axis=batching.shift_axis_param(axis, bdim))
+    return outs, [bdim, bdim]
+
+
+top_k_p.batch = _top_k_batch
+
+
 def top_k(operand, k, *, axis=-1):
     """The ``k`` largest entries along ``axis`` and their indices, largest
     first, ties by lower index (SPEC NP-58)."""
@@ -169,6 +181,8 @@ def _reduce_precision_transpose(ct, x, *, exponent_bits, mantissa_bits):
 
 
 ad.deflinear(reduce_precision_p, _reduce_precision_transpose)
+# Rounding acts on each element alone (SPEC VMAP-28).
+batching.defvectorized(reduce_precision_p)
 
 
 def reduce_precision(operand, exponent_bits, mantissa_bits):

@@ -5,7 +5,8 @@ and ``argmin``, and the cumulative reductions.  Each primitive is defined as
 in :mod:`refjax._src.lax.lax`; its rules follow it.  Products and the
 cumulative reductions are differentiated the way JAX does, through a tree
 of the pairwise operation, so that zeros and ties give JAX's values
-(SPEC AD-22, AD-23).
+(SPEC AD-22, AD-23).  Under ``vmap`` the batch axis is never reduced
+(SPEC VMAP-24, VMAP-25).
 
 Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
 """
@@ -15,7 +16,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, core, dtypes
+from refjax._src import ad, batching, core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
@@ -188,6 +189,12 @@ ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
 for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
     ad.defjvp_zero(_p)
 
+# Batching (SPEC VMAP-24): the reduced axes are renumbered around the batch
+# axis, so one reduction serves every example.
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p,
+           reduce_and_p, reduce_or_p, reduce_xor_p):
+    batching.defreducer(_p)
+
 
 def _arg_reduction(name, np_fn):
     prim = Primitive(name)
@@ -231,6 +238,9 @@ def argmin(operand, axis, index_dtype):
 
 ad.defjvp_zero(argmax_p)
 ad.defjvp_zero(argmin_p)
+# The index is along the renumbered axis; ``index_dtype`` is kept (SPEC VMAP-24).
+batching.defreducer(argmax_p)
+batching.defreducer(argmin_p)
 
 
 def _cumulative(name, classes, impl):
@@ -281,6 +291,23 @@ cumlogsumexp_p, cumlogsumexp = _cumulative("cumlogsumexp", _float, _cumlogsumexp
 
 ad.deflinear(cumsum_p, lambda ct, operand, axis, reverse:
              [cumsum(ct, axis, reverse=not reverse)])
+
+
+def _cumulative_batch(prim):
+    """The scan runs along the renumbered axis, in the same direction; the
+    batch axis stays put (SPEC VMAP-25).  A scan of a scalar is the scalar
+    itself, so rank-0 examples come back unchanged."""
+    def rule(axis_data, vals, dims, *, axis, reverse):
+        (x,), (bdim,) = vals, dims
+        if np.ndim(x) == 1:
+            return x, bdim
+        return prim.bind(x, axis=batching.shift_axis_param(axis, bdim),
+                         reverse=reverse), bdim
+    prim.batch = rule
+
+
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    _cumulative_batch(_p)
 
 
 def _scan_jvp(prim, op):

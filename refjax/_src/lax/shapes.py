@@ -5,7 +5,8 @@ splitting, tiling, padding, slicing, ``iota`` and ``copy``.  Each primitive
 is defined as in :mod:`refjax._src.lax.lax` (abstract evaluation, backend
 implementation, public function); its rules follow it.  Every one of them
 is linear, so each declares its transpose: the cotangent is routed back to
-where the operand's elements went (SPEC AD-21).
+where the operand's elements went (SPEC AD-21).  Each also declares how
+it batches under ``vmap`` (SPEC VMAP-20 .. VMAP-24).
 
 Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
 """
@@ -15,7 +16,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, core, dtypes
+from refjax._src import ad, batching, core, dtypes
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
 from refjax._src.lax.lax import _all_weak, _check_same_dtypes, _xp
@@ -120,6 +121,18 @@ def _broadcast_in_dim_transpose(ct, operand, shape, broadcast_dimensions, shardi
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
+def _broadcast_in_dim_batch(axis_data, vals, dims, *, shape, broadcast_dimensions,
+                            sharding):
+    """The batch axis goes first in the operand and in the target shape;
+    the operand's other axes land one further along (SPEC VMAP-20)."""
+    x = batching.moveaxis(vals[0], dims[0], 0)
+    out_dims = (0,) + tuple(d + 1 for d in broadcast_dimensions)
+    return broadcast_in_dim(x, (axis_data.size,) + shape, out_dims), 0
+
+
+broadcast_in_dim_p.batch = _broadcast_in_dim_batch
+
+
 reshape_p = Primitive("reshape")
 
 
@@ -164,6 +177,18 @@ def _reshape_transpose(ct, operand, new_sizes, dimensions, sharding):
 ad.deflinear(reshape_p, _reshape_transpose)
 
 
+def _reshape_batch(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
+    """Reshape with the batch axis moved to the front and kept there; a
+    permutation ``dimensions`` keeps the batch axis first (SPEC VMAP-20)."""
+    x = batching.moveaxis(vals[0], dims[0], 0)
+    if dimensions is not None:
+        dimensions = (0,) + tuple(d + 1 for d in dimensions)
+    return reshape(x, (axis_data.size,) + new_sizes, dimensions), 0
+
+
+reshape_p.batch = _reshape_batch
+
+
 transpose_p = Primitive("transpose")
 
 
@@ -192,6 +217,17 @@ def transpose(operand, permutation):
 
 ad.deflinear(transpose_p, lambda ct, operand, permutation:
              [transpose(ct, tuple(np.argsort(permutation)))])
+
+
+def _transpose_batch(axis_data, vals, dims, *, permutation):
+    """One transpose that also brings the batch axis to the front
+    (SPEC VMAP-20)."""
+    bdim = dims[0]
+    perm = (bdim,) + tuple(batching.shift_axis_param(p, bdim) for p in permutation)
+    return transpose(vals[0], perm), 0
+
+
+transpose_p.batch = _transpose_batch
 
 
 squeeze_p = Primitive("squeeze")
@@ -225,6 +261,15 @@ def squeeze(array, dimensions):
 ad.deflinear(squeeze_p, lambda ct, operand, dimensions: [expand_dims(ct, dimensions)])
 
 
+def _squeeze_batch(axis_data, vals, dims, *, dimensions):
+    """Squeeze with the batch axis moved to the front (SPEC VMAP-20)."""
+    x = batching.moveaxis(vals[0], dims[0], 0)
+    return squeeze(x, tuple(d + 1 for d in dimensions)), 0
+
+
+squeeze_p.batch = _squeeze_batch
+
+
 rev_p = Primitive("rev")
 
 
@@ -248,6 +293,16 @@ def rev(operand, dimensions):
 
 
 ad.deflinear(rev_p, lambda ct, operand, dimensions: [rev(ct, dimensions)])
+
+
+def _rev_batch(axis_data, vals, dims, *, dimensions):
+    """Reverse the same axes, renumbered around the batch axis, which stays
+    put (SPEC VMAP-21)."""
+    bdim = dims[0]
+    return rev(vals[0], tuple(batching.shift_axis_param(d, bdim) for d in dimensions)), bdim
+
+
+rev_p.batch = _rev_batch
 
 
 concatenate_p = Primitive("concatenate")
@@ -307,6 +362,16 @@ def _aval(x):
 ad.deflinear(concatenate_p, _concatenate_transpose)
 
 
+def _concatenate_batch(axis_data, vals, dims, *, dimension):
+    """Every operand batched along the front (unbatched ones broadcast),
+    joined along ``dimension + 1`` (SPEC VMAP-22)."""
+    operands = [batching.bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
+    return concatenate(operands, dimension + 1), 0
+
+
+concatenate_p.batch = _concatenate_batch
+
+
 split_p = Primitive("split", multiple_results=True)
 
 
@@ -345,6 +410,17 @@ def _split_transpose(cts, operand, sizes, axis):
 
 
 ad.deflinear(split_p, _split_transpose)
+
+
+def _split_batch(axis_data, vals, dims, *, sizes, axis):
+    """Split along the renumbered axis; every piece keeps the operand's
+    batch axis (SPEC VMAP-21)."""
+    bdim = dims[0]
+    pieces = split(vals[0], sizes, batching.shift_axis_param(axis, bdim))
+    return pieces, [bdim] * len(pieces)
+
+
+split_p.batch = _split_batch
 
 
 stack_p = Primitive("stack")
@@ -391,6 +467,23 @@ def _stack_transpose(ct, *operands, axis):
 ad.deflinear(stack_p, _stack_transpose)
 
 
+def _stack_batch(axis_data, vals, dims, *, axis):
+    """When every operand is batched along the same axis, stack them as they
+    are (the new axis and the batch axis renumbered around each other);
+    otherwise batch every operand along the front, unbatched ones by
+    broadcasting, and stack along ``axis + 1`` (SPEC VMAP-22)."""
+    bdim = dims[0]
+    if bdim is not None and all(d == bdim for d in dims):
+        if axis <= bdim:
+            return stack_p.bind(*vals, axis=axis), bdim + 1
+        return stack_p.bind(*vals, axis=axis + 1), bdim
+    operands = [batching.bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims)]
+    return stack_p.bind(*operands, axis=axis + 1), 0
+
+
+stack_p.batch = _stack_batch
+
+
 tile_p = Primitive("tile")
 
 
@@ -424,6 +517,17 @@ def _tile_transpose(ct, operand, reps):
 ad.deflinear(tile_p, _tile_transpose)
 
 
+def _tile_batch(axis_data, vals, dims, *, reps):
+    """The batch axis is repeated once; it stays put (SPEC VMAP-21)."""
+    bdim = dims[0]
+    reps = list(reps)
+    reps.insert(bdim, 1)
+    return tile(vals[0], reps), bdim
+
+
+tile_p.batch = _tile_batch
+
+
 pad_p = Primitive("pad")
 
 
@@ -449,7 +553,7 @@ def _pad_abstract_eval(x, padding_value, padding_config):
                              f"result shape {tuple(shape)}, for padding_config "
                              f"{padding_config} and operand shape {x.shape}")
         shape.append(out)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type and padding_value.weak_type)
 
 
 @pad_p.def_impl
@@ -501,6 +605,29 @@ def _unpad(ct, padding_config):
 
 
 ad.deflinear(pad_p, _pad_transpose)
+
+
+def _pad_batch(axis_data, vals, dims, *, padding_config):
+    """The batch axis gets no padding (SPEC VMAP-23).
+
+    An unbatched operand is broadcast along the front.  A batched padding
+    value (one scalar per example) cannot be a ``pad`` operand: the operand
+    is padded with zero, and a ``select_n`` on a mask of the padded
+    positions takes each example's value there."""
+    (x, value), (bdim, value_bdim) = vals, dims
+    if bdim is None:
+        x, bdim = batching.broadcast(x, axis_data.size, 0), 0
+    config = list(padding_config)
+    config.insert(bdim, (0, 0, 0))
+    if value_bdim is None:
+        return pad(x, value, config), bdim
+    padded = pad(x, lax.full_like(x, 0, shape=()), config)
+    kept = pad(lax.full_like(x, True, np.bool_), np.array(False), config)
+    spread = broadcast_in_dim(value, core.get_aval(padded).shape, (bdim,))
+    return lax.select(kept, padded, spread), bdim
+
+
+pad_p.batch = _pad_batch
 
 
 slice_p = Primitive("slice")
@@ -586,6 +713,22 @@ def _slice_transpose(ct, operand, start_indices, limit_indices, strides):
 ad.deflinear(slice_p, _slice_transpose)
 
 
+def _slice_batch(axis_data, vals, dims, *, start_indices, limit_indices, strides):
+    """The whole batch axis is kept, stride 1; it stays put (SPEC VMAP-21)."""
+    x, bdim = vals[0], dims[0]
+
+    def insert(seq, value):
+        seq = list(seq)
+        seq.insert(bdim, value)
+        return seq
+    strides = None if strides is None else insert(strides, 1)
+    return slice(x, insert(start_indices, 0),
+                 insert(limit_indices, axis_data.size), strides), bdim
+
+
+slice_p.batch = _slice_batch
+
+
 iota_p = Primitive("iota")
 
 
@@ -625,3 +768,7 @@ copy_p.def_impl(lambda x: x.copy())
 
 
 ad.deflinear(copy_p, lambda ct, operand: [copy_p.bind(ct)])
+
+# A copy acts on each element alone (SPEC VMAP-28).  ``iota`` has no operands,
+# so it never sees a batched value and needs no rule.
+batching.defvectorized(copy_p)

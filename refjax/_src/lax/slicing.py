@@ -14,7 +14,8 @@ part of each operation's contract:
   drop an update window that does not fit entirely (IDX-16).
 
 Implementations work on backend buffers through ``_xp()`` and the backend's
-scatter kernels; inputs are never modified.
+scatter kernels; inputs are never modified.  The batching rules (``vmap``,
+VMAP-50 .. VMAP-54) are at the end.
 """
 import enum
 import functools
@@ -1405,3 +1406,8 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *,
     return _bind_scatter(scatter_p, _apply_once(func), operand, scatter_indices,
                          unused, dimension_numbers, indices_are_sorted,
                          unique_indices, mode)
+
+
+# The batching rules live in slicing_batching.py (imported last: it needs
+# the primitives above).
+from refjax._src.lax import slicing_batching as _slicing_batching  # noqa: E402,F401

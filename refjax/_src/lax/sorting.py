@@ -3,7 +3,8 @@
 Defined as in :mod:`refjax._src.lax.lax`.  Sorting permutes its operands,
 so the tangents are permuted the same way: each tangent is sorted along
 with the keys as an extra operand; transposing that puts each cotangent
-back in the original positions (SPEC AD-25).
+back in the original positions (SPEC AD-25).  Under ``vmap`` every
+operand is batched along one common axis (SPEC VMAP-26).
 
 Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
 """
@@ -12,7 +13,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, core, dtypes
+from refjax._src import ad, batching, core, dtypes
 from refjax._src.core import Primitive
 from refjax._src.lax import lax
 from refjax._src.lax.lax import _xp
@@ -131,3 +132,24 @@ def _unsort(ct, source, dimension):
 
 sort_p.jvp = _sort_jvp
 sort_p.transpose = _sort_transpose
+
+
+def _sort_batch(axis_data, vals, dims, *, dimension, is_stable, num_keys):
+    """Sort with every operand batched along the first batched operand's
+    batch axis: other batched operands are moved there, unbatched ones
+    broadcast to its shape; ``dimension`` is renumbered around that axis
+    (SPEC VMAP-26).  Sorting a scalar is the identity, so rank-0 examples
+    come back unchanged."""
+    proto, bdim = next((v, d) for v, d in zip(vals, dims) if d is not None)
+    shape = core.get_aval(proto).shape
+    if len(shape) == 1:
+        return list(vals), list(dims)
+    others = tuple(i for i in range(len(shape)) if i != bdim)
+    operands = [lax.broadcast_in_dim(v, shape, others) if d is None
+                else batching.moveaxis(v, d, bdim) for v, d in zip(vals, dims)]
+    outs = sort_p.bind(*operands, dimension=batching.shift_axis_param(dimension, bdim),
+                       is_stable=is_stable, num_keys=num_keys)
+    return outs, [bdim] * len(outs)
+
+
+sort_p.batch = _sort_batch

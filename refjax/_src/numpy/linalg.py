@@ -335,6 +335,15 @@ def _lu_solve(lu, perm, b):
     return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
 
 
+def _looks_like_batched_vectors(a_shape, b_shape):
+    """``b`` one rank short of ``a`` whose last axis, not its second to
+    last, matches ``a``: before JAX 0.5 a stack of vectors, now an error.
+    (A stack of matrices one rank short, e.g. under ``vmap`` with ``a``
+    mapped and ``b`` not, is a broadcast solve.)"""
+    return (len(b_shape) > 1 and len(a_shape) == len(b_shape) + 1
+            and a_shape[-1] == b_shape[-1] and a_shape[-1] != b_shape[-2])
+
+
 def solve(a, b):
     """``x`` with ``a @ x == b``: ``b`` is a vector (..., n) if 1-d, else
     a stack of matrices (..., n, k); batch axes broadcast (SPEC NP-63)."""
@@ -343,9 +352,14 @@ def solve(a, b):
     a_shape, b_shape = _shape(a), _shape(b)
     vector = len(b_shape) == 1
     sig = "(m,m),(m)->(m)" if vector else "(m,m),(m,n)->(m,n)"
-    if len(a_shape) < 2 or (not vector and len(b_shape) < 2):
-        raise ValueError(f"Invalid shapes for solve: {a_shape}, {b_shape}")
-    if len(b_shape) == len(a_shape) - 1 and len(b_shape) > 1:
+    if len(a_shape) < 2:
+        raise ValueError("left hand array must be at least two dimensional; "
+                         f"got a.shape={a_shape}")
+    if not b_shape:
+        raise ValueError(f"input with shape {b_shape} does not have enough dimensions "
+                         "for all core dimensions ('m', 'n') on vectorized function "
+                         f"with excluded=frozenset() and signature='{sig}'")
+    if _looks_like_batched_vectors(a_shape, b_shape):
         raise ValueError(
             f"Invalid shapes for solve: {a_shape}, {b_shape}. Prior to JAX v0.5.0, "
             "this would have been treated as a batched 1-dimensional solve. To "

@@ -1,0 +1,278 @@
+"""``vmap``: the public batching transformation (SPEC VMAP-10 .. VMAP-19).
+
+Axis specifications follow JAX's prefix-pytree rules: ``in_axes`` is an
+int, None, or a tuple with one entry per positional argument, each entry a
+prefix of that argument's pytree (a leaf applies to its whole subtree, None
+leaves mean "not mapped"); keyword arguments are always mapped along axis 0.
+``out_axes`` is a prefix of the output pytree.
+"""
+import collections
+import functools
+import inspect
+
+import numpy as np
+
+from refjax._src import batching, core, tree_util
+from refjax._src.array import ArrayImpl
+from refjax._src.batching import AxisData, not_mapped
+from refjax._src.core import check_callable
+
+
+def _is_axis_leaf(x):
+    return type(x) is int or x is None
+
+
+def _none_is_leaf(x):
+    return x is None
+
+
+def _check_axis_spec(in_axes, out_axes):
+    """Axis specifications are checked when ``vmap`` is called, before any
+    argument is seen: only ints and None, with ``in_axes`` itself an int,
+    None or a tuple (SPEC VMAP-16)."""
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries "
+                        "corresponding to the positional arguments passed to the "
+                        f"function, but got {in_axes}.")
+    for name, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
+        leaves = tree_util.tree_leaves(spec, is_leaf=_none_is_leaf)
+        if not all(_is_axis_leaf(x) for x in leaves):
+            raise TypeError(f"vmap {name} must be an int, None, or (nested) container "
+                            f"with those types as leaves, but got {spec}.")
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+         spmd_axis_name=None):
+    """Vectorise ``fun`` along a mapped axis of its inputs (SPEC VMAP-10).
+
+    The result computes, in one program, what stacking ``fun`` applied to
+    each slice would give.  ``axis_name`` names the mapped axis for
+    collectives (``lax.psum``...); ``axis_size`` is required when no input
+    is mapped (SPEC VMAP-14).  Keyword arguments are mapped along axis 0
+    whatever ``in_axes`` says (SPEC VMAP-12)."""
+    check_callable(fun)
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axis_spec(in_axes, out_axes)
+
+    @_wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "
+                             "corresponding to the positional arguments passed to the "
+                             f"function, but got len(in_axes)={len(in_axes)}, "
+                             f"len(args)={len(args)}")
+        flat, in_tree = tree_util.tree_flatten((args, kwargs))
+        dims = _flatten_in_axes(in_axes, args, kwargs, in_tree)
+        for x, d in zip(flat, dims):
+            if d is not None:  # unmapped arguments reach ``fun`` untouched
+                _check_arg(x)
+        size = _mapped_axis_size(fun, in_tree, flat, dims, axis_size)
+        dims = [None if d is None else _canonical_in_axis(d, x)
+                for x, d in zip(flat, dims)]
+        out_tree_box = []
+
+        def flat_fun(*leaves):
+            a, kw = tree_util.tree_unflatten(in_tree, leaves)
+            out = fun(*a, **kw)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append((out, out_tree))
+            for leaf in out_leaves:
+                _check_output(leaf)
+            return out_leaves
+
+        vals, out_dims = batching.batch_flat(flat_fun, flat, dims,
+                                             AxisData(axis_name, size))
+        out, out_tree = out_tree_box[0]
+        dst = _flatten_out_axes(out_axes, out, out_tree)
+        results = [_move_out(AxisData(axis_name, size), v, s, d, out_axes, out_tree, i)
+                   for i, (v, s, d) in enumerate(zip(vals, out_dims, dst))]
+        return tree_util.tree_unflatten(out_tree, results)
+
+    return vmap_f
+
+
+def _fun_name(fun):
+    """The name JAX shows for ``fun``: a ``partial``'s is its function's."""
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return name
+    if isinstance(fun, functools.partial):
+        return _fun_name(fun.func)
+    return "<unnamed function>"
+
+
+def _wraps(fun):
+    """Copy ``fun``'s metadata onto the vmapped function, whose docstring
+    says what it is and then quotes ``fun``'s own (SPEC VMAP-17)."""
+    name = _fun_name(fun)
+    doc = (f"Vectorized version of {name}. Takes similar arguments as {name} but "
+           f"with additional array axes over which {name} is mapped.")
+    if getattr(fun, "__doc__", None):
+        doc += "\n\nOriginal documentation:\n\n" + fun.__doc__
+
+    def wrap(vmap_f):
+        vmap_f.__dict__.update(getattr(fun, "__dict__", {}))
+        vmap_f.__name__ = name
+        vmap_f.__qualname__ = getattr(fun, "__qualname__", name)
+        vmap_f.__module__ = getattr(fun, "__module__", "<unknown module>")
+        vmap_f.__doc__ = doc
+        vmap_f.__annotations__ = getattr(fun, "__annotations__", {})
+        vmap_f.__wrapped__ = fun
+        return vmap_f
+    return wrap
+
+
+# ---------------------------------------------------------------------------
+# Axis specifications
+# ---------------------------------------------------------------------------
+
+def _prefix_error(name, prefix, full):
+    """JAX's message when ``prefix`` is not a tree prefix of ``full``."""
+    errors = tree_util.prefix_errors(prefix, full, is_leaf=_none_is_leaf)
+    details = "\n  ".join(e(name).args[0] for e in errors)
+    return ValueError(f"{name} specification must be a tree prefix of the "
+                      f"corresponding value; \n  Mismatch details ({len(errors)} "
+                      f"found):\n  {details}")
+
+
+class _Leaf:
+    def __repr__(self):
+        return "pytree leaf"
+
+
+def _broadcast_axes(spec, tree_def):
+    """Each leaf of ``spec`` (None counts as a leaf) repeated over its subtree
+    of the tree ``tree_def``, flat; None on a mismatch."""
+    full = tree_util.tree_unflatten(tree_def, [_Leaf()] * tree_def.num_leaves)
+    try:
+        return tree_util.broadcast_prefix(spec, full, is_leaf=_none_is_leaf)
+    except ValueError:
+        return None
+
+
+def _flatten_in_axes(in_axes, args, kwargs, in_tree):
+    dims = _broadcast_axes((in_axes, 0), in_tree)
+    if dims is None:
+        args_def = tree_util.tree_structure(args)
+        dummy = tree_util.tree_unflatten(args_def, [_Leaf()] * args_def.num_leaves)
+        raise _prefix_error("vmap in_axes", in_axes, dummy)
+    return dims
+
+
+def _flatten_out_axes(out_axes, out, out_tree):
+    dims = _broadcast_axes(out_axes, out_tree)
+    if dims is None:
+        dummy = tree_util.tree_unflatten(out_tree, [_Leaf()] * out_tree.num_leaves)
+        raise _prefix_error("vmap out_axes", out_axes, dummy)
+    return dims
+
+
+def _canonical_in_axis(axis, x):
+    return axis % np.ndim(x) if axis < 0 else axis
+
+
+def _check_arg(x):
+    """A mapped argument must be an array (SPEC VMAP-18); JAX words the
+    message for strings slightly differently from other objects."""
+    if core.is_array_like(x):
+        return
+    typ = type(x) if isinstance(x, str) else f"'{type(x)}'"
+    raise TypeError(f"Argument '{x}' of type {typ} is not a valid JAX type")
+
+
+def _check_output(x):
+    if not (isinstance(x, (core.Tracer, ArrayImpl)) or core.is_array_like(x)):
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} "
+                        "is not a valid JAX type")
+
+
+def _move_out(axis_data, val, src, dst, out_axes, out_tree, index):
+    """An output delivered along its ``out_axes`` entry (SPEC VMAP-13); None
+    is only for outputs that are the same for every example (SPEC VMAP-16)."""
+    if dst is None and src is not not_mapped:
+        full = tree_util.tree_unflatten(out_tree, _broadcast_axes(out_axes, out_tree))
+        paths = [p for p, _ in tree_util.tree_flatten_with_path(
+            full, is_leaf=_none_is_leaf)[0]]
+        raise ValueError(f"at vmap out_axes{tree_util.keystr(paths[index])}, got "
+                         f"axis spec None but output was batched on axis {src}")
+    return batching.matchaxis(axis_data, src, dst, val)
+
+
+# ---------------------------------------------------------------------------
+# The mapped size
+# ---------------------------------------------------------------------------
+
+def _mapped_axis_size(fun, in_tree, flat, dims, axis_size):
+    """The size of the mapped axis; JAX's errors when it is missing or when
+    inputs disagree (the message lists every mapped argument's size; SPEC
+    VMAP-14, VMAP-15, VMAP-18)."""
+    if not flat:
+        if axis_size is not None:
+            return axis_size
+        args, kwargs = tree_util.tree_unflatten(in_tree, flat)
+        raise ValueError("vmap wrapped function must be passed at least one argument "
+                         "containing an array or axis_size must be specified, got "
+                         f"empty *args={args} and **kwargs={kwargs}")
+    sizes = [None if d is None else _axis_size_of(x, d) for x, d in zip(flat, dims)]
+    distinct = {s for s in sizes if s is not None}
+    if axis_size is not None:
+        distinct.add(axis_size)
+    if len(distinct) == 1:
+        return distinct.pop()
+    if not distinct:
+        raise ValueError("vmap must have at least one non-None value in in_axes or "
+                         "axis_size must be specified")
+    raise ValueError(_inconsistent_sizes_msg(fun, in_tree, flat, dims, sizes, axis_size))
+
+
+def _axis_size_of(x, axis):
+    shape = np.shape(x) if core.is_array_like(x) else None
+    if shape is None:
+        return None
+    if not -len(shape) <= axis < len(shape):
+        min_rank = axis + 1 if axis >= 0 else -axis
+        raise ValueError(f"vmap was requested to map its argument along axis {axis}, "
+                         f"which implies that its rank should be at least {min_rank}, "
+                         f"but is only {len(shape)} (its shape is {shape})")
+    return shape[axis]
+
+
+def _inconsistent_sizes_msg(fun, in_tree, flat, dims, sizes, axis_size):
+    args, kwargs = tree_util.tree_unflatten(in_tree, flat)
+    try:
+        params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
+    except (TypeError, ValueError):
+        params = None
+
+    def arg_name(path):
+        i = path[0].idx
+        if params is None or i >= len(params):
+            return f"args{tree_util.keystr(path)}"
+        return f"argument {params[i]}" + tree_util.keystr(path[1:])
+
+    def type_of(x):
+        try:
+            return core.get_aval(x).str_short()
+        except TypeError:
+            return "unknown"
+
+    where = [f"{arg_name(p)} of type {type_of(x)}"
+             for p, x in tree_util.tree_flatten_with_path(args)[0]]
+    where += [f"kwargs{tree_util.keystr(p)} of type {type_of(x)}"
+              for p, x in tree_util.tree_flatten_with_path(kwargs)[0]]
+    counts = collections.Counter(s for s in sizes if s is not None).most_common()
+    lines = ["vmap got inconsistent sizes for array axes to be mapped:\n"]
+    if axis_size is not None:
+        lines.append(f"  * the `axis_size` argument was {axis_size};\n")
+    for k, (size, count) in enumerate(counts):
+        i = sizes.index(size)
+        if count == 1:
+            lines.append(f"  * one axis had size {size}: axis {dims[i]} of {where[i]};\n")
+        elif k == 0:
+            lines.append(f"  * most axes ({count} of them) had size {size}, e.g. "
+                         f"axis {dims[i]} of {where[i]};\n")
+        else:
+            lines.append(f"  * some axes ({count} of them) had size {size}, e.g. "
+                         f"axis {dims[i]} of {where[i]};\n")
+    return "".join(lines)[:-2]
