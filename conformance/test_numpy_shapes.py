@@ -628,6 +628,44 @@ def test_pad_modes(jnp, mode, width, kw):
 
 
 @pytest.mark.spec("NP-44")
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
+@pytest.mark.parametrize("width,kw", [
+    (2, {}), (((1, 2), (2, 1)), {"stat_length": 2}),
+    (((1, 0), (2, 3)), {"stat_length": ((1, 2), (2, 1))}),
+])
+def test_pad_statistics(jnp, mode, width, kw):
+    ints = np.array([[1, 2, 4], [7, 3, 5]], np.int32)   # integer stats are rounded
+    check(jnp.pad(ints, width, mode=mode, **kw), np.pad(ints, width, mode=mode, **kw))
+    floats = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3) ** 2
+    np.testing.assert_allclose(jnp.pad(floats, width, mode=mode, **kw),
+                               np.pad(floats, width, mode=mode, **kw), rtol=1e-6)
+
+
+@pytest.mark.spec("NP-44")
+def test_pad_linear_ramp_and_function(jnp):
+    floats = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+    for width, kw in ((2, {}), (((1, 3), (2, 2)), {"end_values": ((5, -1), (2, 10))})):
+        got = jnp.pad(floats, width, mode="linear_ramp", **kw)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, np.pad(floats, width, mode="linear_ramp", **kw),
+                                   rtol=1e-6, atol=1e-6)
+
+    def pad_with(vector, width, axis, kwargs):
+        # JAX uses the returned vector; NumPy wants it changed in place.
+        n = vector.shape[0]
+        inside = (np.arange(n) >= width[0]) & (np.arange(n) < n - width[1])
+        result = vector * inside + kwargs.get("value", 10) * ~inside
+        if isinstance(vector, np.ndarray):
+            vector[:] = result
+        return result
+
+    check(jnp.pad(I23, 2, pad_with), np.pad(I23, 2, pad_with))
+    check(jnp.pad(I23, 1, pad_with, value=-3), np.pad(I23, 1, pad_with, value=-3))
+    with pytest.raises(ValueError, match="stat_length of 0 yields no value for padding"):
+        jnp.pad(F23, 1, mode="mean", stat_length=0)
+
+
+@pytest.mark.spec("NP-44")
 def test_pad_details(jax, jnp):
     check(jnp.pad(F23, 1, mode="empty"), np.pad(F23, 1))
     assert repr(jnp.pad(jnp.expand_dims(jnp.asarray(1.0), 0), 1)) == \

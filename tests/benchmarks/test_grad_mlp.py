@@ -26,15 +26,20 @@ BATCH = 128
 GOAL = {"ratio_to_numpy": 1.3, "faster_than": "autograd"}
 
 
-def _problem(dtype=np.float32):
-    """(params, x, y): Glorot-scaled weights, N(0, 1) inputs, one-hot labels."""
-    rng = np.random.default_rng(0)
+def mlp_problem(sizes, batch, seed, dtype):
+    """(params, x, y) for an MLP of layer ``sizes``: Glorot-scaled weights,
+    N(0, 1) inputs, one-hot labels; also used by test_per_example_grads."""
+    rng = np.random.default_rng(seed)
     params = [(rng.standard_normal((m, n)) / np.sqrt(m), 0.1 * rng.standard_normal(n))
-              for m, n in zip(SIZES[:-1], SIZES[1:])]
-    x = rng.standard_normal((BATCH, SIZES[0]))
-    y = np.eye(SIZES[-1])[rng.integers(0, SIZES[-1], BATCH)]
-    cast = lambda a: np.asarray(a, dtype)
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    x = rng.standard_normal((batch, sizes[0]))
+    y = np.eye(sizes[-1])[rng.integers(0, sizes[-1], batch)]
+    cast = lambda a: np.asarray(a, dtype)  # noqa: E731
     return [(cast(w), cast(b)) for w, b in params], cast(x), cast(y)
+
+
+def _problem(dtype=np.float32):
+    return mlp_problem(SIZES, BATCH, 0, dtype)
 
 
 def make_loss(xnp):

@@ -21,6 +21,7 @@ import importlib.util
 
 import numpy as np
 import pytest
+from test_grad_mlp import mlp_problem
 
 SIZES = (32, 64, 64, 10)
 BATCH = 128
@@ -28,13 +29,7 @@ GOAL = {"speedup_over_loop": 10, "ratio_to_numpy": 3}
 
 
 def _problem(dtype=np.float32):
-    rng = np.random.default_rng(1)
-    params = [(rng.standard_normal((m, n)) / np.sqrt(m), 0.1 * rng.standard_normal(n))
-              for m, n in zip(SIZES[:-1], SIZES[1:])]
-    x = rng.standard_normal((BATCH, SIZES[0]))
-    y = np.eye(SIZES[-1])[rng.integers(0, SIZES[-1], BATCH)]
-    cast = lambda a: np.asarray(a, dtype)  # noqa: E731
-    return [(cast(w), cast(b)) for w, b in params], cast(x), cast(y)
+    return mlp_problem(SIZES, BATCH, 1, dtype)
 
 
 def make_loss(xnp):
