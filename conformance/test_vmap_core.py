@@ -41,6 +41,13 @@ def test_tracer_bool_conversion_raises(jax, jnp):
 
 
 @pytest.mark.spec("VMAP-1")
+def test_boolean_mask_under_vmap_raises(jax, jnp):
+    # G-DYN-007: vmap traces with abstract values, so the mask is not concrete.
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+        jax.vmap(lambda x: x[x > 0].sum())(jnp.ones((2, 3)))
+
+
+@pytest.mark.spec("VMAP-1")
 def test_print_under_vmap_shows_batched_aval(jax, jnp, capsys):
     # G-PURE-013, the vmap half
     def f(x):
