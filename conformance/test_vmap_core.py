@@ -264,3 +264,12 @@ def test_custom_vjp_jacrev_through_vmap(jax, jnp):
     g = _custom_vjp_g(jax, jnp)
     jac = jax.jacrev(lambda xs: jax.vmap(g, in_axes=(0, None))(xs, 2.0))(jnp.asarray(XS))
     close(jac, np.diag(3 * np.cos(XS) * 2.0))
+
+
+@pytest.mark.spec("VMAP-47")
+def test_jacobians_keep_weak_types(jax, jnp):
+    # The basis pushed through vmap has the input's weak type, as in JAX.
+    assert repr(jax.jacfwd(lambda x: x * 2.)(1.)) == "Array(2., dtype=float32, weak_type=True)"
+    assert repr(jax.jacrev(lambda x: x * 2.)(1.)) == "Array(2., dtype=float32, weak_type=True)"
+    assert repr(jax.jacfwd(lambda x: x * 2.)(jnp.float32(1.))) == "Array(2., dtype=float32)"
+    assert repr(jax.hessian(lambda x: x ** 3)(1.)) == "Array(6., dtype=float32, weak_type=True)"

@@ -495,17 +495,21 @@ def _jvp_jaxpr(closed, nonzeros):
 _pe_cache = weakref.WeakKeyDictionary()
 
 
-def partial_eval_jaxpr(closed, unknowns):
+def partial_eval_jaxpr(closed, unknowns, instantiate=None):
     """Split ``closed`` into a known and an unknown part (SPEC AD-4).
 
     Returns ``(known, unknown, out_unknowns, num_res)``: ``known`` maps the
     known inputs to the known outputs followed by ``num_res`` residuals;
     ``unknown`` maps residuals followed by the unknown inputs to the
-    unknown outputs."""
-    return _cached(_pe_cache, closed, tuple(unknowns), _partial_eval_jaxpr)
+    unknown outputs.  Outputs flagged in ``instantiate`` are unknown even
+    when computable from known inputs (control flow needs a fixed set)."""
+    n_out = len(closed.jaxpr.outvars)
+    instantiate = tuple(instantiate) if instantiate is not None else (False,) * n_out
+    return _cached(_pe_cache, closed, (tuple(unknowns), instantiate),
+                   lambda c, key: _partial_eval_jaxpr(c, *key))
 
 
-def _partial_eval_jaxpr(closed, unknowns):
+def _partial_eval_jaxpr(closed, unknowns, instantiate):
     avals = closed.in_avals
     cell = {}
 
@@ -517,7 +521,8 @@ def _partial_eval_jaxpr(closed, unknowns):
         try:
             with set_current_trace(staging):
                 outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
-                out_unknown = [staging.is_unknown(o) for o in outs]
+                out_unknown = [staging.is_unknown(o) or inst
+                               for o, inst in zip(outs, instantiate)]
                 unknown = staging.to_closed_jaxpr(
                     [o for o, u in zip(outs, out_unknown) if u])
         finally:

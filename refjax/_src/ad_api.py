@@ -464,13 +464,16 @@ def _std_basis(leaves):
     """The rows of an identity matrix over every element of ``leaves``, as
     one stacked array per leaf: leaf ``i`` gets shape ``(N,) + shape_i``."""
     from refjax._src import numpy_creation as nc
+    from refjax._src.lax import lax
     avals = [core.get_aval(x) for x in leaves]
     n = _total_size(leaves)
     eye = np.eye(n)
     out, start = [], 0
     for a in avals:
         part = eye[:, start:start + a.size].reshape((n,) + a.shape)
-        out.append(nc.asarray(part.astype(ad.tangent_dtype(a.dtype))))
+        # A weakly typed input gets weakly typed tangents (and so results).
+        out.append(lax._convert_element_type(
+            nc.asarray(part.astype(ad.tangent_dtype(a.dtype))), weak_type=a.weak_type))
         start += a.size
     return out
 
@@ -486,7 +489,9 @@ def _split_basis_axis(x, axis, leaves, dtype):
         part = (x if a.size == shape[axis] else
                 lax.slice_in_dim(x, start, start + a.size, axis=axis))
         block = lax.reshape(part, shape[:axis] + a.shape + shape[axis + 1:])
-        blocks.append(block if dtype is None else block.astype(dtype))
+        if dtype is not None and core.get_aval(block).dtype != dtype:
+            block = lax.convert_element_type(block, dtype)
+        blocks.append(block)
         start += a.size
     return blocks
 

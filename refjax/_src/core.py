@@ -489,6 +489,15 @@ class Tracer(Array):
         return self
 
 
+def check_valid_jaxtype(x):
+    """An operand of a transformation must be an array or scalar; JAX words
+    the message for strings slightly differently from other objects."""
+    if is_array_like(x):
+        return
+    typ = type(x) if isinstance(x, str) else f"'{type(x)}'"
+    raise TypeError(f"Argument '{x}' of type {typ} is not a valid JAX type")
+
+
 def check_callable(fun):
     """JAX's checks on the function given to a transformation (SPEC VMAP-18)."""
     if isinstance(fun, staticmethod):

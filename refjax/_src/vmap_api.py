@@ -66,7 +66,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
         dims = _flatten_in_axes(in_axes, args, kwargs, in_tree)
         for x, d in zip(flat, dims):
             if d is not None:  # unmapped arguments reach ``fun`` untouched
-                _check_arg(x)
+                core.check_valid_jaxtype(x)
         size = _mapped_axis_size(fun, in_tree, flat, dims, axis_size)
         dims = [None if d is None else _canonical_in_axis(d, x)
                 for x, d in zip(flat, dims)]
@@ -170,15 +170,6 @@ def _flatten_out_axes(out_axes, out, out_tree):
 
 def _canonical_in_axis(axis, x):
     return axis % np.ndim(x) if axis < 0 else axis
-
-
-def _check_arg(x):
-    """A mapped argument must be an array (SPEC VMAP-18); JAX words the
-    message for strings slightly differently from other objects."""
-    if core.is_array_like(x):
-        return
-    typ = type(x) if isinstance(x, str) else f"'{type(x)}'"
-    raise TypeError(f"Argument '{x}' of type {typ} is not a valid JAX type")
 
 
 def _check_output(x):

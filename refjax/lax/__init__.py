@@ -62,3 +62,8 @@ from refjax._src.lax.parallel import (  # noqa: F401,E402
     axis_index_p, axis_size, pmax, pmax_p, pmean, pmin, pmin_p, ppermute,
     ppermute_p, pshuffle, psum, psum_p, psum_scatter, pswapaxes,
 )
+from refjax._src.lax.control_flow.conditionals import cond, switch  # noqa: F401,E402
+from refjax._src.lax.control_flow.loops import while_loop  # noqa: F401,E402
+from refjax._src.lax.control_flow.scan import (  # noqa: F401,E402
+    associative_scan, fori_loop, map, scan,
+)
