@@ -75,3 +75,26 @@ def no_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         yield
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """refjax itself, as the reference for differential tests: a test
+    compares the implementation under test (``jax``) with it value for
+    value.  On ``--impl=refjax`` such a test checks self-consistency."""
+    return importlib.import_module("refjax")
+
+
+@pytest.fixture
+def partitionable(jax, request):
+    """Run the test under both ``jax_threefry_partitionable`` settings
+    (parametrize indirectly with ``True``/``False``), restoring the flag."""
+    import refjax
+    old = jax.config.jax_threefry_partitionable
+    jax.config.update("jax_threefry_partitionable", request.param)
+    refjax.config.update("jax_threefry_partitionable", request.param)
+    try:
+        yield request.param
+    finally:
+        jax.config.update("jax_threefry_partitionable", old)
+        refjax.config.update("jax_threefry_partitionable", old)

@@ -17,6 +17,7 @@ from refjax._src.devices import (  # noqa: F401
 from refjax import dtypes, errors, numpy, tree, tree_util  # noqa: F401,E402
 from refjax import lax  # noqa: F401,E402
 from refjax import core, debug, experimental, extend, nn, scipy  # noqa: F401,E402
+from refjax import random  # noqa: F401,E402
 from refjax._src.debugging import pure_callback  # noqa: F401,E402
 from refjax._src.api import (  # noqa: F401,E402
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put,

@@ -31,7 +31,9 @@ float0 = dtypes.float0
 # ---------------------------------------------------------------------------
 
 def tangent_dtype(dtype):
-    """Integers and booleans have ``float0`` tangents (SPEC AD-3)."""
+    """Integers, booleans and PRNG keys have ``float0`` tangents (SPEC AD-3)."""
+    if isinstance(dtype, dtypes.ExtendedDType):
+        return float0
     dtype = np.dtype(dtype)
     if dtypes.issubdtype(dtype, np.inexact):
         return dtype

@@ -45,7 +45,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = dtypes.to_dtype(dtype)
+        self.dtype = dtype if dtypes.is_extended(dtype) else dtypes.to_dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding
 
@@ -242,7 +242,7 @@ def _program_source(closed):
     lines = [f"def run({', '.join(name_of(v) for v in jaxpr.invars)}):"]
     eqns = _live_equations(jaxpr)
     for k, (eqn, dead) in enumerate(zip(eqns, _last_reads(jaxpr, eqns))):
-        namespace[f"impl{k}"] = eqn.primitive.impl
+        namespace[f"impl{k}"] = _eqn_impl(eqn)
         args = [name_of(v) for v in eqn.invars]
         if eqn.params:
             namespace[f"params{k}"] = eqn.params
@@ -260,6 +260,17 @@ def _program_source(closed):
             lines.append(f"    del {', '.join(name_of(v) for v in dead)}")
     lines.append(f"    return [{', '.join(name_of(v) for v in jaxpr.outvars)}]")
     return "\n".join(lines) + "\n", namespace
+
+
+def _eqn_impl(eqn):
+    """The implementation an equation runs: the primitive's own, or its
+    physical rule when an operand is a key array (SPEC RNG-20)."""
+    avals_in = [v.aval for v in eqn.invars]
+    if not any(isinstance(a.dtype, dtypes.ExtendedDType) for a in avals_in):
+        return eqn.primitive.impl
+    avals_out = ([v.aval for v in eqn.outvars] if eqn.primitive.multiple_results
+                 else eqn.outvars[0].aval)
+    return core.physical_impl(eqn.primitive, avals_in, avals_out)
 
 
 def _last_reads(jaxpr, eqns):
@@ -307,6 +318,8 @@ def _as_dtype(buffer, aval):
             return buffer
     except AttributeError:
         pass
+    if isinstance(aval.dtype, dtypes.ExtendedDType):
+        return buffer        # key data stays uint32 (SPEC RNG-3)
     from refjax._src import backend
     return backend.get().xp.asarray(buffer).astype(aval.dtype)
 
@@ -510,22 +523,23 @@ _matmul_precision = _config.default_matmul_precision
 _disable_jit = _config.disable_jit
 _debug_nans = _config.debug_nans
 _debug_infs = _config.debug_infs
+_debug_key_reuse = _config.debug_key_reuse
 
 
 def _config_key():
     """The options a jitted call depends on.
 
-    The first four change tracing; the last three change how the program is
+    The first four change tracing; the last four change how the program is
     run.  Read straight from the options' global values when no ``with``
     override is active, since this runs on every call.
     """
     if not _config._overrides.values:
         return (_x64._global, _promotion._global, _rank_promotion._global,
                 _matmul_precision._global, _disable_jit._global,
-                _debug_nans._global, _debug_infs._global)
+                _debug_nans._global, _debug_infs._global, _debug_key_reuse._global)
     return (_x64.value, _promotion.value, _rank_promotion.value,
             _matmul_precision.value, _disable_jit.value, _debug_nans.value,
-            _debug_infs.value)
+            _debug_infs.value, _debug_key_reuse.value)
 
 
 def _trace_cache_for(fun):
@@ -583,11 +597,9 @@ class _CallEntry:
                     for a, dt in zip(args, self.scalar_dtypes)]
         outs = self.run(*bufs)
         if self.single:
-            a = self.out_avals[0]
-            return ArrayImpl(outs[0], a.dtype, a.weak_type)
+            return _wrap_out(outs[0], self.out_avals[0])
         return tree_util.tree_unflatten(
-            self.traced.out_tree,
-            [ArrayImpl(b, a.dtype, a.weak_type) for b, a in zip(outs, self.out_avals)])
+            self.traced.out_tree, [_wrap_out(b, a) for b, a in zip(outs, self.out_avals)])
 
 
 def _scalar_buffer(x, dtype):
@@ -687,6 +699,9 @@ class JitWrapped:
         call = self._parse(args, kwargs, cfg)
         entry = self._entry(call)
         trace = core.current_trace()
+        if _config.debug_key_reuse.value:   # key reuse (SPEC RNG-67, RNG-68)
+            from refjax._src import key_reuse
+            return key_reuse.call_jitted(self, entry, call, args, kwargs, trace)
         if trace is not core.eval_trace:
             outs = self._bind(entry, call.flat)
         elif cfg[5] or cfg[6]:
@@ -980,12 +995,19 @@ def _to_buffers(flat):
     return [x._value if type(x) is ArrayImpl else core.to_buffer(x) for x in flat]
 
 
+def _wrap_out(buffer, aval):
+    """An output buffer as an Array (a key array for key avals, RNG-3)."""
+    if isinstance(aval.dtype, dtypes.ExtendedDType):
+        return core.wrap_buffer(buffer, aval)
+    return ArrayImpl(buffer, aval.dtype, aval.weak_type)
+
+
 def _execute(entry, flat):
     """Run a call entry's program on concrete leaves (SPEC JIT-2, DON-1)."""
     if entry.run is None:
         entry.run = executable_for(entry.traced.closed)
     out = entry.run(*_to_buffers(flat))
-    results = [ArrayImpl(b, a.dtype, a.weak_type) for b, a in zip(out, entry.out_avals)]
+    results = [_wrap_out(b, a) for b, a in zip(out, entry.out_avals)]
     if entry.donated is not None:
         for x, d in zip(flat, entry.deletions()):
             if d and isinstance(x, ArrayImpl):
@@ -1159,6 +1181,9 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
                 stack.enter_context(core.extend_axis_env(name, size))
             entry, _ = wrapped._entry_for(args, kwargs)
         closed = entry.traced.closed
+        if _config.debug_key_reuse.value:   # checked at trace time (SPEC RNG-67)
+            from refjax._src import key_reuse
+            key_reuse.check_key_reuse_jaxpr(closed)
         if not return_shape:
             return closed
         shapes = [_shape_dtype_struct(a) for a in entry.out_avals]

@@ -229,7 +229,7 @@ default_matmul_precision = _define(
     "jax_default_matmul_precision", None, _PRECISIONS, allow_none=True,
     env="JAX_DEFAULT_MATMUL_PRECISION")
 default_prng_impl = _define(
-    "jax_default_prng_impl", "threefry2x32", ("threefry2x32",),
+    "jax_default_prng_impl", "threefry2x32", ("threefry2x32", "rbg", "unsafe_rbg"),
     env="JAX_DEFAULT_PRNG_IMPL")
 legacy_prng_key = _define(
     "jax_legacy_prng_key", "allow", ("allow", "warn", "error"),

@@ -47,7 +47,8 @@ class ShapedArray:
         # Built on every primitive application: skip conversions when the
         # inputs already have the right types.
         self.shape = shape if type(shape) is tuple else tuple(shape)
-        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.dtype = (dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType))
+                      else np.dtype(dtype))
         self.weak_type = weak_type if type(weak_type) is bool else bool(weak_type)
 
     @property
@@ -107,6 +108,8 @@ def get_aval(x):
         return x.aval
     if isinstance(x, ArrayImpl):
         return ShapedArray(x._value.shape, x.dtype, x.weak_type)
+    if isinstance(x, Array):    # a key array (RNG-3) or another Array kind
+        return x.aval
     t = type(x)
     if t in _SCALAR_TYPES:
         dt, weak = dtypes.dtype_and_weak_type(x)
@@ -163,6 +166,10 @@ class Primitive:
         # ``pp_rule(eqn, context) -> Doc`` (SPEC JXP-1).
         self.pp_params = None
         self.pp_rule = None
+        # ``physical(buffers, avals_in, avals_out, **params)``: how the
+        # primitive acts on the data of extended-dtype operands such as PRNG
+        # keys (RNG-3); ``None`` rejects them.
+        self.physical = None
 
     def __repr__(self):
         return self.name
@@ -231,26 +238,61 @@ class CompileTimeEvalTrace(Trace):
 def apply_primitive(primitive, args, params):
     """Run ``primitive`` on concrete arguments and wrap the results."""
     buffers, avals_in = [], []
+    extended = False
     for a in args:
         if type(a) is ArrayImpl:  # the common case, kept short: eager speed
             b = a._value
             avals_in.append(ShapedArray(b.shape, a._dtype, a.weak_type))
         else:
             b = to_buffer(a)
-            avals_in.append(_concrete_aval(a, b))
+            aval = _concrete_aval(a, b)
+            extended = extended or isinstance(aval.dtype, dtypes.ExtendedDType)
+            avals_in.append(aval)
         buffers.append(b)
     avals_out = primitive.abstract_eval(*avals_in, **params)
-    out = primitive.impl(*buffers, **params)
+    if extended:
+        out = _apply_physical(primitive, buffers, avals_in, avals_out, params, args)
+    else:
+        out = primitive.impl(*buffers, **params)
     if primitive.multiple_results:
         results = [wrap_buffer(b, a) for b, a in zip(out, avals_out)]
     else:
         results = wrap_buffer(out, avals_out)
+    if extended and _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
+        from refjax._src import key_reuse
+        key_reuse.update_eager(primitive, args, results, avals_in, avals_out, params)
     if _config.any_enabled(_debug_nans, _debug_infs):
         check_nans(primitive.name, results)
     return results
 
 
 _debug_nans, _debug_infs = _config.debug_nans, _config.debug_infs
+
+
+def _apply_physical(primitive, buffers, avals_in, avals_out, params, args):
+    """Run ``primitive`` on operands that include extended-dtype data (keys)."""
+    if _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
+        from refjax._src import key_reuse
+        key_reuse.check_eager(primitive, args, avals_in, avals_out, params)
+    return physical_impl(primitive, avals_in, avals_out)(*buffers, **params)
+
+
+def physical_impl(primitive, avals_in, avals_out):
+    """A buffers-only implementation of ``primitive`` for operands of these
+    avals, some of extended dtype (RNG-20): its ``physical`` rule, which
+    knows the shape of the key data behind each key."""
+    rule = primitive.physical
+    if rule is not None:
+        return lambda *buffers, **params: rule(buffers, avals_in, avals_out, **params)
+
+    def run(*buffers, **params):
+        # Primitives holding jaxprs (jit, cond, scan...) pass buffers on to
+        # compiled sub-programs, which apply these rules equation by equation.
+        if jaxprs_in_params(params):
+            return primitive.impl(*buffers, **params)
+        names = ", ".join(a.dtype.name for a in avals_in)
+        raise TypeError(f"{primitive.name} does not accept dtypes {names}.")
+    return run
 
 
 def _concrete_aval(arg, buffer):
@@ -265,6 +307,8 @@ def to_buffer(x):
         return x._value
     if isinstance(x, Tracer):
         raise escaped_tracer_error(x)
+    if isinstance(x, Array):    # a key array: its uint32 data (RNG-3)
+        return x._value
     backend = _backend.get()
     if backend.is_array(x):
         # A float64 NumPy operand with x64 off computes as float32, like JAX.
@@ -276,6 +320,8 @@ def to_buffer(x):
 
 def wrap_buffer(buffer, aval):
     """A concrete Array holding ``buffer`` with the metadata of ``aval``."""
+    if isinstance(aval.dtype, dtypes.ExtendedDType):
+        return aval.dtype.wrap_physical(buffer, aval)
     if type(buffer) is not _backend_array_type():
         backend = _backend.get()
         if not backend.is_array(buffer):

@@ -52,6 +52,37 @@ narrow_int_dtypes = tuple(np.dtype(getattr(ml_dtypes, n))
 small_float_dtypes = tuple(np.dtype(getattr(ml_dtypes, n))
                            for n in _SMALL_FLOAT_NAMES if hasattr(ml_dtypes, n))
 
+# Extended dtypes (RNG-3): types whose values are not numbers, such as PRNG
+# keys.  ``extended`` and ``prng_key`` are the scalar classes that
+# ``issubdtype`` places them under, as in JAX; each concrete extended dtype
+# is an instance of :class:`ExtendedDType` (not a ``np.dtype``).
+class extended(np.generic):
+    """Scalar class of every extended dtype (``jax.dtypes.extended``)."""
+
+
+class prng_key(extended):
+    """Scalar class of PRNG key dtypes (``jax.dtypes.prng_key``)."""
+
+
+class ExtendedDType:
+    """Base of dtype objects that NumPy does not know (``key<fry>``).
+
+    Subclasses set ``type`` (a subclass of :class:`extended`) and ``name``.
+    ``np.dtype(d)`` fails on them with NumPy's own message, which is the
+    error JAX gives when a numeric operation meets a key.
+    """
+
+    type = extended
+    kind = "V"
+
+    def __repr__(self):
+        return self.name
+
+
+def is_extended(dtype):
+    return isinstance(dtype, ExtendedDType)
+
+
 # float0: the dtype of tangents of integer values (DT-11).
 float0 = np.dtype([("float0", np.void, 0)])
 
@@ -162,6 +193,10 @@ def x64_enabled():
 def canonicalize_dtype(dtype, allow_extended_dtype=False):
     """The dtype JAX actually uses for ``dtype`` (DT-5): 64-bit types become
     32-bit ones unless ``jax_enable_x64`` is on.  No warning."""
+    if isinstance(dtype, ExtendedDType):
+        if allow_extended_dtype:
+            return dtype
+        raise TypeError(f"Cannot interpret '{dtype.name}' as a data type")
     dt = to_dtype(dtype)
     if not x64_enabled():
         return _X64_TO_X32.get(dt, dt)
@@ -252,6 +287,8 @@ def dtype_and_weak_type(x):
     dt = getattr(x, "dtype", None)
     if dt is None:
         raise TypeError(f"Cannot determine dtype of {x!r}")
+    if isinstance(dt, ExtendedDType):
+        return dt, False
     return canonicalize_dtype(dt), bool(weak)
 
 
@@ -265,6 +302,9 @@ def _lattice_node(x):
     if isinstance(x, type) and x in _WEAK_DEFAULTS:
         return bool_ if x is bool else x
     dt = getattr(x, "dtype", None)
+    if isinstance(dt, ExtendedDType) or isinstance(x, ExtendedDType):
+        name = (dt or x).name
+        raise TypeError(f"Cannot interpret '{name}' as a data type")
     if isinstance(dt, np.dtype) and not isinstance(x, type):
         # An array or scalar value: strong unless it says it is weak.
         dt = _check_promotable(dt, x)
@@ -354,6 +394,10 @@ def issubdtype(a, b):
     """``np.issubdtype`` that also places bfloat16, float8 and int4 types
     under ``np.floating`` / ``np.(un)signedinteger`` as JAX does (DT-10)."""
     a, b = _as_numpy_type_arg(a), _as_numpy_type_arg(b)
+    if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
+        return _extended_issubdtype(a, b)
+    if isinstance(a, type) and issubclass(a, extended):
+        return isinstance(b, type) and issubclass(a, b)
     try:
         dt = np.dtype(a)
     except TypeError:
@@ -370,6 +414,16 @@ def issubdtype(a, b):
         return dt == np.dtype(b)
     except TypeError:
         return False
+
+
+def _extended_issubdtype(a, b):
+    """Extended dtypes sit under ``extended`` (and keys under ``prng_key``)
+    and under nothing numeric (RNG-3)."""
+    if isinstance(b, ExtendedDType):
+        return a == b
+    if not isinstance(a, ExtendedDType):
+        return False
+    return isinstance(b, type) and issubclass(a.type, b)
 
 
 def iinfo(int_type):

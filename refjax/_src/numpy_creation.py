@@ -129,6 +129,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     """
     if _holds_tracer(object):
         return _traced_array(object, dtype, copy, ndmin)
+    if isinstance(object, Array) and dtypes.is_extended(object.dtype):
+        return _key_array(object, dtype, copy)
     if isinstance(object, ArrayImpl) and dtype is None and not copy and ndmin <= object.ndim:
         return object
     if dtype is None:
@@ -139,6 +141,13 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     if ndmin > host.ndim:
         host = host.reshape((1,) * (ndmin - host.ndim) + host.shape)
     return _make(host, dt, weak)
+
+
+def _key_array(keys, dtype, copy):
+    """``jnp.array`` of a key array: the keys (copied), never numbers (RNG-20)."""
+    if dtype is not None and dtype != keys.dtype:
+        raise TypeError(f"Cannot interpret '{keys.dtype.name}' as a data type")
+    return lax.copy_p.bind(keys) if copy else keys
 
 
 def _holds_tracer(obj):
@@ -335,8 +344,19 @@ def _like_shape(a, shape):
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
+    if dtype is None and isinstance(a, Array) and dtypes.is_extended(a.dtype):
+        return _zero_keys(a, shape)
     dt, weak = _like_dtype(a, dtype, "zeros_like")
     return _filled(_like_shape(a, shape), 0, dt, weak)
+
+
+def _zero_keys(keys, shape):
+    """Keys whose data is all zeros, as JAX gives for ``zeros_like`` (RNG-20)."""
+    from refjax._src import prng
+    impl = keys.dtype._impl
+    shape = keys.shape if shape is None else canonicalize_shape(shape)
+    data = zeros(tuple(shape) + impl.key_shape, dtypes.uint32)
+    return prng.random_wrap(data, impl)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None):

@@ -1,2 +1,2 @@
 """``refjax.extend``: the parts of ``jax.extend`` refjax provides."""
-from refjax.extend import core  # noqa: F401
+from refjax.extend import core, random  # noqa: F401

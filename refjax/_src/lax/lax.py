@@ -363,7 +363,48 @@ ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)),
 erfc_p, erfc = _unary("erfc", _float, lambda x: _special("erfc")(x))
 ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                    mul(g, exp(neg(square(x))))))
-erf_inv_p, erf_inv = _unary("erf_inv", _float, lambda x: _special("erfinv")(x))
+# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011):
+# single-precision polynomials in w = -log(1 - x**2), for w < 5 and w >= 5.
+_ERF_INV_F32_SMALL_W = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                        -4.39150654e-06, 0.00021858087, -0.00125372503,
+                        -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_F32_LARGE_W = (-0.000200214257, 0.000100950558, 0.00134934322,
+                        -0.00367342844, 0.00573950773, -0.0076224613,
+                        0.00943887047, 1.00167406, 2.83297682)
+
+
+def _erf_inv_impl(x):
+    """``erf_inv`` as XLA computes it (SPEC RNG-21): for float32 and
+    narrower, Giles' polynomials evaluated in float32 with fused
+    multiply-adds (emulated in float64 with one rounding), so that
+    ``random.normal`` agrees with JAX to 2 ulp; wider floats use the
+    backend's special function."""
+    if x.dtype.itemsize > 4:
+        return _special("erfinv")(x)
+    xp = _xp()
+    f32 = np.float32
+    x32 = x.astype(f32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -xp.log1p(-x32 * x32)
+        small = w < f32(5)
+        p = xp.where(small, _erf_inv_poly(_ERF_INV_F32_SMALL_W, w - f32(2.5)),
+                     _erf_inv_poly(_ERF_INV_F32_LARGE_W, xp.sqrt(w) - f32(3)))
+        out = xp.where(xp.abs(x32) == f32(1), x32 * f32(np.inf), p * x32)
+    return out.astype(x.dtype)
+
+
+def _erf_inv_poly(coefficients, w):
+    """Horner's rule in float32 with each step ``c + p * w`` fused (one
+    rounding), as XLA's CPU code evaluates it."""
+    w = w.astype(np.float64)
+    p = np.float32(coefficients[0])
+    for c in coefficients[1:]:
+        # The product is exact in float64; the constants are float32 ones.
+        p = (p * w + np.float64(np.float32(c))).astype(np.float32)
+    return p
+
+
+erf_inv_p, erf_inv = _unary("erf_inv", _float, _erf_inv_impl)
 ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
                                             mul(g, exp(square(ans)))))
 lgamma_p, lgamma = _unary("lgamma", _float, lambda x: _special("gammaln")(x))
@@ -1045,9 +1086,14 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     is an array; Python scalars become arrays.
     """
     aval = core.get_aval(operand)
-    new_dtype = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(
-        dtypes.check_user_dtype(new_dtype, "convert_element_type")
-        if not isinstance(new_dtype, np.dtype) else new_dtype)
+    if new_dtype is None:
+        new_dtype = aval.dtype
+    elif dtypes.is_extended(new_dtype) or dtypes.is_extended(aval.dtype):
+        return _convert_extended(operand, aval, new_dtype)
+    else:
+        new_dtype = dtypes.canonicalize_dtype(
+            dtypes.check_user_dtype(new_dtype, "convert_element_type")
+            if not isinstance(new_dtype, np.dtype) else new_dtype)
     weak_type = bool(weak_type)
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type):
         if isinstance(operand, (Tracer, core.ArrayImpl)):
@@ -1059,6 +1105,14 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                 operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype,
                                        weak_type=weak_type, sharding=None)
+
+
+def _convert_extended(operand, aval, new_dtype):
+    """Key arrays convert only to their own dtype (SPEC RNG-7)."""
+    if aval.dtype == new_dtype:
+        return operand
+    name = getattr(new_dtype, "name", None) or np.dtype(new_dtype).name
+    raise ValueError(f"Cannot convert_element_type from {aval.dtype.name} to {name}")
 
 
 def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):
@@ -1220,3 +1274,49 @@ def batch_matmul(lhs, rhs, precision=None):
                          f"the same rank, got {ln} and {rn}.")
     batch = tuple(range(ln - 2))
     return dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)), precision)
+
+
+# ---------------------------------------------------------------------------
+# fma: a fused multiply-add (refjax's own primitive)
+# ---------------------------------------------------------------------------
+# JAX writes ``x * scale + shift`` in its samplers as a ``mul`` and an
+# ``add``; XLA's CPU compiler fuses them into one multiply-add, rounding
+# once.  refjax makes that fusion an explicit primitive where JAX's values
+# depend on it (``random.uniform``'s scaling, SPEC RNG-17), so that the
+# results are JAX's bit for bit.
+
+def _fma_impl(x, y, z):
+    """``x * y + z`` as XLA's CPU code computes it: float32 rounds once
+    (emulated exactly in float64, where the product of two float32 values
+    fits), and so does float16; bfloat16 rounds after each operation, as
+    XLA does not fuse it; float64 rounds twice (refjax has no exact float64
+    fma)."""
+    if x.dtype not in _FUSED_DTYPES:
+        return x * y + z
+    wide = np.float64
+    return (x.astype(wide) * y.astype(wide) + z.astype(wide)).astype(x.dtype)
+
+
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+fma_p = naryop("fma", _float, _fma_impl)
+
+
+def _to_shape_of(t, ans):
+    """A tangent part broadcast to the output's shape (operands may be
+    rank-0 or have size-1 axes)."""
+    shape, t_shape = core.get_aval(ans).shape, core.get_aval(t).shape
+    if t_shape == shape:
+        return t
+    return broadcast_in_dim(t, shape, tuple(range(len(shape) - len(t_shape), len(shape))))
+
+
+ad.defjvp2(fma_p, lambda g, ans, x, y, z: _to_shape_of(mul(g, y), ans),
+           lambda g, ans, x, y, z: _to_shape_of(mul(x, g), ans),
+           lambda g, ans, x, y, z: _to_shape_of(g, ans))
+
+
+def fma(x, y, z):
+    """``x * y + z`` with one rounding (the ``fma`` primitive)."""
+    return fma_p.bind(x, y, z)

@@ -725,6 +725,8 @@ def _default_fill_value(dtype):
         return int(dtypes.iinfo(dtype).max)
     if dtype == dtypes.bool_:
         return True
+    if dtypes.is_extended(dtype):
+        return 0        # key data of zeros (RNG-20)
     raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
 
 

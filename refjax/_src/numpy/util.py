@@ -122,8 +122,25 @@ def promote_dtypes(*args):
         return [asarray(a) for a in args]
     if _same_type_arrays(args):
         return list(args)
-    to_dtype, weak = _result_type(args)
+    try:
+        to_dtype, weak = _result_type(args)
+    except TypeError:
+        if _same_extended_dtype(args):
+            return list(args)    # key arrays meet only their own kind (RNG-7)
+        raise
     return [lax._convert_element_type(a, to_dtype, weak) for a in args]
+
+
+def _extended_dtypes(args):
+    """The dtypes of ``args`` if one of them is extended (a key), else None."""
+    if not any(isinstance(a, Array) and dtypes.is_extended(a.dtype) for a in args):
+        return None
+    return [core.get_aval(a).dtype for a in args]
+
+
+def _same_extended_dtype(args):
+    found = _extended_dtypes(args)
+    return found is not None and all(d == found[0] for d in found)
 
 
 def promote_dtypes_inexact(*args):
@@ -262,7 +279,15 @@ def _broadcast_arrays(*args):
 def promote_args(fun_name, *args):
     """check_arraylike, promote_dtypes and promote_shapes, in that order."""
     check_arraylike(fun_name, *args)
-    return promote_shapes(fun_name, *promote_dtypes(*args))
+    try:
+        promoted = promote_dtypes(*args)
+    except TypeError:
+        found = _extended_dtypes(args)
+        if found is None:
+            raise
+        names = ", ".join(d.name for d in found)
+        raise TypeError(f"{fun_name} does not accept dtypes {names}.") from None
+    return promote_shapes(fun_name, *promoted)
 
 
 def promote_args_inexact(fun_name, *args):

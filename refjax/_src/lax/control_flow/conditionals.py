@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from refjax._src import ad, batching, core, dtypes, tree_util
+from refjax._src import ad, backend, batching, core, dtypes, tree_util
 from refjax._src import config as _config
 from refjax._src import partial_eval as pe
 from refjax._src.api import executable_for
@@ -197,7 +197,7 @@ def _const_key(c):
         return ("tracer", id(c))
     aval = core.get_aval(c)
     return ("array", aval.shape, str(aval.dtype), aval.weak_type,
-            np.asarray(c).tobytes())
+            np.asarray(backend.get().to_host(core.to_buffer(c))).tobytes())
 
 
 def _prune_forwarded_outputs(branches):

@@ -1,0 +1,63 @@
+"""PRNG benchmarks: refjax's threefry samplers next to NumPy's generator and
+(when installed) JAX, in one session (see README.md in this directory).
+
+* ``normal(key, (100_000,))`` from one key, eagerly;
+* ``split(key, 1000)``: key derivation only.
+
+NumPy's row uses its own PCG64 generator (``standard_normal``), the floor
+for drawing that many floats; refjax hashes with threefry2x32 in uint32
+NumPy arithmetic.  No goal is set (the issue asks for bit-identity, not
+speed); results are checked, timings are recorded.
+"""
+import importlib
+import importlib.util
+
+import numpy as np
+import pytest
+
+N = 100_000
+
+
+def _available():
+    impls = ["refjax", "numpy"]
+    if importlib.util.find_spec("jax") is not None:
+        impls.append("jax")
+    return impls
+
+
+def _normal_fn(name):
+    if name == "numpy":
+        rng = np.random.default_rng(0)
+        return lambda: rng.standard_normal(N, dtype=np.float32)
+    jax = importlib.import_module(name)
+    random = importlib.import_module(name + ".random")
+    key = random.key(0)
+    return lambda: random.normal(key, (N,)).block_until_ready()
+
+
+def _split_fn(name):
+    if name == "numpy":
+        seq = np.random.SeedSequence(0)
+        return lambda: seq.spawn(1000)
+    random = importlib.import_module(name + ".random")
+    key = random.key(0)
+    return lambda: random.split(key, 1000).block_until_ready()
+
+
+@pytest.mark.parametrize("name", _available())
+def test_normal_100k(benchmark, name):
+    benchmark.group = "normal(key, (100000,)) float32, eager"
+    fn = _normal_fn(name)
+    fn()
+    out = np.asarray(benchmark.pedantic(fn, rounds=20, iterations=1, warmup_rounds=2))
+    assert out.shape == (N,) and out.dtype == np.float32
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
+
+
+@pytest.mark.parametrize("name", _available())
+def test_split_1000(benchmark, name):
+    benchmark.group = "split(key, 1000)"
+    fn = _split_fn(name)
+    fn()
+    out = benchmark.pedantic(fn, rounds=50, iterations=1, warmup_rounds=2)
+    assert len(out) == 1000
