@@ -699,7 +699,7 @@ class JitWrapped:
         call = self._parse(args, kwargs, cfg)
         entry = self._entry(call)
         trace = core.current_trace()
-        if _config.debug_key_reuse.value:   # key reuse (SPEC RNG-67, RNG-68)
+        if cfg[7]:                          # key reuse (SPEC RNG-67, RNG-68)
             from refjax._src import key_reuse
             return key_reuse.call_jitted(self, entry, call, args, kwargs, trace)
         if trace is not core.eval_trace:

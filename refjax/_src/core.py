@@ -251,7 +251,10 @@ def apply_primitive(primitive, args, params):
         buffers.append(b)
     avals_out = primitive.abstract_eval(*avals_in, **params)
     if extended:
-        out = _apply_physical(primitive, buffers, avals_in, avals_out, params, args)
+        if _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
+            from refjax._src import key_reuse
+            key_reuse.check_eager(primitive, args, avals_in, avals_out, params)
+        out = physical_impl(primitive, avals_in, avals_out)(*buffers, **params)
     else:
         out = primitive.impl(*buffers, **params)
     if primitive.multiple_results:
@@ -267,14 +270,6 @@ def apply_primitive(primitive, args, params):
 
 
 _debug_nans, _debug_infs = _config.debug_nans, _config.debug_infs
-
-
-def _apply_physical(primitive, buffers, avals_in, avals_out, params, args):
-    """Run ``primitive`` on operands that include extended-dtype data (keys)."""
-    if _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
-        from refjax._src import key_reuse
-        key_reuse.check_eager(primitive, args, avals_in, avals_out, params)
-    return physical_impl(primitive, avals_in, avals_out)(*buffers, **params)
 
 
 def physical_impl(primitive, avals_in, avals_out):

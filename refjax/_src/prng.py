@@ -187,15 +187,20 @@ def _hash_counts(keys, count):
     return xp.concatenate([y0, y1], axis=-1)[..., :n]
 
 
+def _hash_indices(keys, shape):
+    """Each key's hash of every 64-bit row-major index of ``shape`` (the
+    partitionable layout): two uint32 buffers of shape (*batch, *shape)."""
+    k0, k1 = _key_words(keys, len(shape))
+    hi, lo = _iota_2x32(shape)
+    return threefry2x32_kernel(k0, k1, hi, lo)
+
+
 def threefry_split(keys, shape):
     """``shape`` new keys from each key: shape (*batch, *shape, 2)."""
     xp = _xp()
     batch = keys.shape[:-1]
     if _partitionable():
-        k0, k1 = _key_words(keys, len(shape))
-        hi, lo = _iota_2x32(shape)
-        b0, b1 = threefry2x32_kernel(k0, k1, hi, lo)
-        return xp.stack([b0, b1], axis=-1)
+        return xp.stack(_hash_indices(keys, shape), axis=-1)
     num = math.prod(shape)
     out = _hash_counts(keys, xp.arange(2 * num, dtype=_u32))
     return out.reshape(batch + tuple(shape) + (2,))
@@ -221,9 +226,7 @@ def threefry_random_bits(keys, bit_width, shape):
 def _bits_partitionable(keys, bit_width, shape):
     """Each element hashes its own 64-bit index; the two output words are
     xor-ed (or, for 64 bits, concatenated)."""
-    k0, k1 = _key_words(keys, len(shape))
-    hi, lo = _iota_2x32(shape)
-    b0, b1 = threefry2x32_kernel(k0, k1, hi, lo)
+    b0, b1 = _hash_indices(keys, shape)
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
         return (b0.astype(dtype) << np.uint64(32)) | b1.astype(dtype)

@@ -217,12 +217,18 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     words, as a float in [1, 2), minus one, scaled (RNG-17)."""
     typed, _ = _check_prng_key("uniform", key)
     shape = canonicalize_shape(shape)
-    given = dtype
-    dtype = user_dtype(dtype, dtypes.default_float_dtype, "uniform")
-    if not dtypes.issubdtype(dtype, np.floating):
-        raise ValueError("dtype argument to `uniform` must be a float dtype, "
-                         f"got {np.dtype(given) if given is not None else dtype}")
+    dtype = _float_dtype(dtype, np.floating, "uniform", "a float dtype")
     return _uniform(typed, shape, dtype, minval, maxval)
+
+
+def _float_dtype(dtype, kind, name, what):
+    """The canonical requested (or default float) dtype, which must be of
+    ``kind``: JAX's ValueError names the dtype as the user gave it (RNG-17)."""
+    canonical = user_dtype(dtype, dtypes.default_float_dtype, name)
+    if not dtypes.issubdtype(canonical, kind):
+        shown = np.dtype(dtype) if dtype is not None else canonical
+        raise ValueError(f"dtype argument to `{name}` must be {what}, got {shown}")
+    return canonical
 
 
 def _uniform_impl(key, shape, dtype, minval, maxval):
@@ -247,16 +253,12 @@ def _uniform_impl(key, shape, dtype, minval, maxval):
     return lax.max(minval, lax.reshape(scaled, shape))
 
 
-def _uniform(key, shape, dtype, minval, maxval):
-    return _uniform_jit(key, shape, dtype, minval, maxval)
-
-
 def _named(fun, name):
     fun.__name__ = fun.__qualname__ = name
     return fun
 
 
-_uniform_jit = jit(_named(_uniform_impl, "_uniform"), static_argnums=(1, 2))
+_uniform = jit(_named(_uniform_impl, "_uniform"), static_argnums=(1, 2))
 
 
 def normal(key, shape=(), dtype=None):
@@ -265,11 +267,7 @@ def normal(key, shape=(), dtype=None):
     (RNG-4)."""
     typed, _ = _check_prng_key("normal", key)
     shape = canonicalize_shape(shape)
-    given = dtype
-    dtype = user_dtype(dtype, dtypes.default_float_dtype, "normal")
-    if not dtypes.issubdtype(dtype, np.inexact):
-        raise ValueError("dtype argument to `normal` must be a float or complex "
-                         f"dtype, got {np.dtype(given) if given is not None else dtype}")
+    dtype = _float_dtype(dtype, np.inexact, "normal", "a float or complex dtype")
     return _normal(typed, shape, dtype)
 
 
