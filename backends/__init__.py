@@ -44,6 +44,19 @@ class Backend(abc.ABC):
         """Wait for pending work on ``array``; synchronous backends return."""
         return array
 
+    # -- shards (SPEC SHD-14) ---------------------------------------------
+    def take_shard(self, array, index):
+        """A fresh buffer holding ``array[index]`` (a device's block): a copy,
+        so the block does not keep the global buffer alive."""
+        return self.xp.array(array[index], copy=True)
+
+    def assemble(self, shape, dtype, pieces):
+        """A fresh array of ``shape`` filled from ``(index, block)`` pairs."""
+        out = self.xp.empty(shape, dtype=dtype)
+        for index, block in pieces:
+            out[index] = block
+        return out
+
     # -- devices ----------------------------------------------------------
     @abc.abstractmethod
     def device_count(self):

@@ -11,6 +11,19 @@ import warnings
 
 import pytest
 
+# Sharding, pmap and shard_map tests need several devices; JAX (and refjax)
+# fix the device count when the backend first starts, so it is set as soon as
+# pytest is configured, before any test module runs an operation (SPEC SHD-1).
+NUM_DEVICES = 8
+
+
+def pytest_configure(config):
+    try:
+        module = importlib.import_module(config.getoption("--impl"))
+        module.config.update("jax_num_cpu_devices", NUM_DEVICES)
+    except Exception:  # noqa: BLE001 -- a library without the option, or
+        pass           # one already started: its device tests say so.
+
 
 def pytest_collection_modifyitems(config, items):
     missing = [item.nodeid for item in items

@@ -33,6 +33,11 @@ from refjax._src.vmap_api import vmap  # noqa: F401,E402
 from refjax._src.custom_derivatives import (  # noqa: F401,E402
     closure_convert, custom_jvp, custom_vjp,
 )
+from refjax._src.shard_map import pmap, shard_map  # noqa: F401,E402
+from refjax._src.sharding_impl import reshard  # noqa: F401,E402
+from refjax._src.sharding import make_mesh, set_mesh  # noqa: F401,E402
+from refjax._src.sharding import PartitionSpec as P  # noqa: F401,E402
+from refjax import sharding  # noqa: F401,E402
 from refjax._src.ad_checkpoint import (  # noqa: F401,E402
     checkpoint, checkpoint_policies, remat,
 )
@@ -59,3 +64,18 @@ legacy_prng_key = _config_module.legacy_prng_key
 from refjax._src.backend import _backends_package as _load_backends  # noqa: E402
 
 backends = _load_backends()
+
+
+_REMOVED = {
+    # Removed in JAX 0.10.0 (SPEC SHD-20).
+    "device_put_sharded": "jax.device_put_sharded is deprecated; use jax.device_put instead.",
+    "device_put_replicated": "jax.device_put_replicated is deprecated; use jax.device_put instead.",
+}
+
+
+def __getattr__(name):
+    if name in _REMOVED:
+        raise AttributeError(
+            _REMOVED[name] + " See https://docs.jax.dev/en/latest/migrate_pmap.html"
+            "#drop-in-replacements for a drop-in replacement.")
+    raise AttributeError(f"module 'refjax' has no attribute {name!r}")

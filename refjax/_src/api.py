@@ -84,7 +84,8 @@ def typeof(x):
 def _abstractify(x, fun, path):
     """The aval of one argument leaf, with JAX's messages (SPEC JIT-5)."""
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(
+            x.dtype, allow_extended_dtype=True), x.weak_type)
     if type(x) is int:
         try:
             return core.get_aval(x)
@@ -555,12 +556,13 @@ def _trace_cache_for(fun):
 class _Traced:
     """One trace of a function: its closed jaxpr and output tree."""
 
-    __slots__ = ("closed", "out_tree", "in_tree")
+    __slots__ = ("closed", "out_tree", "in_tree", "_constrained")
 
     def __init__(self, closed, out_tree, in_tree):
         self.closed = closed
         self.out_tree = out_tree
         self.in_tree = in_tree
+        self._constrained = None   # holds sharding constraints (SHD-35)
 
 
 class _CallEntry:
@@ -602,6 +604,16 @@ class _CallEntry:
             self.traced.out_tree, [_wrap_out(b, a) for b, a in zip(outs, self.out_avals)])
 
 
+def _needs_placement(entry, flat):
+    """Whether a call must work out where its results live (SHD-30): a
+    committed argument, or sharding constraints in the program."""
+    for x in flat:
+        if type(x) is ArrayImpl and x._committed:
+            return True
+    from refjax._src import sharding_impl
+    return sharding_impl.entry_constrained(entry)
+
+
 def _scalar_buffer(x, dtype):
     return _backend.get().asarray(np.asarray(x, dtype=dtype))
 
@@ -617,7 +629,7 @@ def _fast_key(args, cfg):
         t = type(a)
         if t is ArrayImpl:
             buf = a._buffer
-            if buf is None:
+            if buf is None or a._committed:   # placement needs the slow path
                 return None
             key.append((buf.shape, a._dtype, a.weak_type))
         elif t is float or t is bool or t is complex or (
@@ -649,8 +661,12 @@ class JitWrapped:
 
     def __init__(self, fun, static_argnums=None, static_argnames=None,
                  donate_argnums=None, donate_argnames=None, inline=False,
-                 keep_unused=False, traced_for="jit"):
+                 keep_unused=False, traced_for="jit", in_shardings=None,
+                 out_shardings=None):
         core.check_callable(fun)
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+        self._placed = in_shardings is not None or out_shardings is not None
         self.fun = fun
         sig = _signature(fun)
         (self.static_argnums, self.static_argnames, self.donate_argnums,
@@ -662,7 +678,8 @@ class JitWrapped:
         self._donate_names = frozenset(self.donate_argnames)
         self._namer = _ArgNamer(sig)
         self._plain = not (self.static_argnums or self.static_argnames or
-                           self.donate_argnums or self.donate_argnames)
+                           self.donate_argnums or self.donate_argnames or
+                           self._placed)
         self.inline = inline
         self.keep_unused = keep_unused
         self._traced_for = traced_for
@@ -706,6 +723,9 @@ class JitWrapped:
             outs = self._bind(entry, call.flat)
         elif cfg[5] or cfg[6]:
             outs = self._execute_checked(entry, call.flat, args, kwargs, cfg)
+        elif self._placed or _needs_placement(entry, call.flat):
+            from refjax._src import sharding_impl     # SPEC SHD-30
+            outs = sharding_impl.run_jit(self, entry, call, _execute)
         else:
             outs = _execute(entry, call.flat)
             self._remember_fast(entry, call, args, kwargs, cfg)
@@ -715,6 +735,9 @@ class JitWrapped:
         """Let later calls with this signature take the hot path."""
         if not self._plain or kwargs:
             return
+        from refjax._src import sharding_impl
+        if sharding_impl.entry_constrained(entry):
+            return
         key = _fast_key(args, cfg)
         if key is None:
             return
@@ -722,6 +745,31 @@ class JitWrapped:
             entry.scalar_dtypes = tuple(None if type(a) is ArrayImpl else av.dtype
                                         for a, av in zip(args, call.avals))
         self._fast[key] = entry
+
+    # -- shardings (SPEC SHD-30) --------------------------------------------------
+    def _flat_in_shardings(self, call):
+        """Per flat argument leaf: its ``in_shardings`` entry or None."""
+        from refjax._src import sharding_impl
+        dyn_args, dyn_kwargs = tree_util.tree_unflatten(call.in_tree, call.flat)
+        args_tree = tree_util.tree_structure(dyn_args)
+        n_kw = len(call.flat) - args_tree.num_leaves
+        if self.in_shardings is None:
+            return [None] * len(call.flat)
+        spec = self.in_shardings
+        if isinstance(spec, list):
+            spec = tuple(spec)
+        if n_kw:
+            raise ValueError("pjit does not support kwargs when in_shardings is "
+                             "specified.")
+        return sharding_impl.flat_shardings(spec, args_tree, ("jit", "in_shardings"))
+
+    def _flat_out_shardings(self, entry):
+        from refjax._src import sharding_impl
+        spec = self.out_shardings
+        if isinstance(spec, list):
+            spec = tuple(spec)
+        return sharding_impl.flat_shardings(spec, entry.traced.out_tree,
+                                            ("jit", "out_shardings"))
 
     # -- arguments --------------------------------------------------------------
     def _parse(self, args, kwargs, cfg):
@@ -1144,9 +1192,11 @@ def jit(fun=_NOT_GIVEN, *, in_shardings=None, out_shardings=None, static_argnums
         return functools.partial(
             jit, static_argnums=static_argnums, static_argnames=static_argnames,
             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-            keep_unused=keep_unused, inline=inline)
+            keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
+            out_shardings=out_shardings)
     return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
-                      donate_argnames, inline, keep_unused)
+                      donate_argnames, inline, keep_unused,
+                      in_shardings=in_shardings, out_shardings=out_shardings)
 
 
 def clear_caches():
@@ -1207,14 +1257,11 @@ def block_until_ready(x):
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """Arrays for every leaf of ``x`` (one simulated device: a copy)."""
-    from refjax._src.numpy_creation import asarray
-
-    def put(leaf):
-        if isinstance(leaf, Tracer):
-            return leaf
-        return asarray(leaf)
-    return tree_util.tree_map(put, x)
+    """Arrays for every leaf of ``x``; committed to ``device`` (a Device or
+    a Sharding) when one is given (SPEC SHD-13)."""
+    from refjax._src import sharding_impl
+    return sharding_impl.device_put(x, device, src=src, donate=donate,
+                                    may_alias=may_alias)
 
 
 def device_get(x):

@@ -5,11 +5,14 @@ will derive from it too.  ``ArrayImpl`` is the concrete array: a backend
 buffer plus the JAX-level facts NumPy does not track (weak type, device,
 deletion).  Its buffer is never written after creation.
 """
+import math
+
 import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import devices as _devices
 from refjax._src import dtypes
+from refjax._src import sharding as _sharding
 
 
 class Array:
@@ -41,8 +44,12 @@ class Array:
 class ArrayImpl(Array):
     """A concrete array: an immutable backend buffer with JAX's metadata."""
 
+    # An array lives either on one device (``_buffer``, on ``_device`` or
+    # the default device) or, placed with a NamedSharding, as one buffer per
+    # device in ``_shards`` (``_buffer`` is then None and ``_shape`` holds
+    # the global shape; SPEC SHD-14).
     __slots__ = ("_buffer", "_dtype", "weak_type", "_device", "_committed",
-                 "_deleted_shape", "__weakref__")
+                 "_shape", "_sharding", "_shards", "__weakref__")
     __hash__ = None  # unhashable, as in JAX (SPEC ARR-3)
 
     def __init__(self, buffer, dtype, weak_type=False, device=None,
@@ -52,6 +59,17 @@ class ArrayImpl(Array):
         self.weak_type = weak_type
         self._device = device
         self._committed = committed
+        self._sharding = None
+        self._shards = None
+
+    @classmethod
+    def _from_shards(cls, shards, shape, dtype, weak_type, sharding):
+        """An array held as per-device ``shards`` under ``sharding``."""
+        x = cls(None, dtype, weak_type, None, True)
+        x._shape = tuple(shape)
+        x._sharding = sharding
+        x._shards = tuple(shards)
+        return x
 
     # -- data access -------------------------------------------------------
     @property
@@ -59,10 +77,21 @@ class ArrayImpl(Array):
         """The backend buffer; raises RuntimeError once the array is deleted."""
         buf = self._buffer
         if buf is None:
-            dims = ",".join(map(str, self._deleted_shape))
+            if self._shards is not None:
+                return self._assemble()
+            dims = ",".join(map(str, self._shape))
             raise RuntimeError(
                 f"Array has been deleted with shape={self._dtype.name}[{dims}].")
         return buf
+
+    def _assemble(self):
+        """The global value of a sharded array, gathered from its shards
+        into a fresh buffer (shards are never merged in place: SHD-14)."""
+        shards, sharding = self._shards, self._sharding
+        if len(shards) == 1 or sharding.is_fully_replicated:
+            return shards[0]
+        indices = sharding._indices(self._shape)
+        return _backend.get().assemble(self._shape, self._dtype, zip(indices, shards))
 
     def _host(self):
         """The contents as a read-only NumPy array (SPEC ARR-3)."""
@@ -80,7 +109,7 @@ class ArrayImpl(Array):
     def shape(self):
         # Still known after delete(), as in JAX.
         buf = self._buffer
-        return tuple(buf.shape if buf is not None else self._deleted_shape)
+        return tuple(buf.shape) if buf is not None else self._shape
 
     @property
     def ndim(self):
@@ -88,7 +117,10 @@ class ArrayImpl(Array):
 
     @property
     def size(self):
-        return int(self._value.size)
+        if self._buffer is None:
+            self._value  # raises once deleted
+            return math.prod(self._shape)
+        return int(self._buffer.size)
 
     @property
     def itemsize(self):
@@ -104,20 +136,57 @@ class ArrayImpl(Array):
 
     def devices(self):
         """The set of devices holding this array."""
+        if self._sharding is not None:
+            return self._sharding.device_set
         return {self._device or _devices.default_device()}
 
     @property
     def device(self):
+        if self._sharding is not None:
+            return self._sharding
         return self._device or _devices.default_device()
 
+    @property
+    def sharding(self):
+        """Where the array lives (SHD-9, SHD-10)."""
+        if self._sharding is not None:
+            return self._sharding
+        return _sharding.SingleDeviceSharding(self.device)
+
+    @property
+    def addressable_shards(self):
+        """One ``Shard`` per device: its device, index, replica id and the
+        buffer that device holds (SHD-14)."""
+        sharding = self.sharding
+        shape = self.shape
+        shards = self._shards if self._shards is not None else (self._value,)
+        replica = (sharding.replica_ids(len(shape)) if self._sharding is not None
+                   else [0])
+        return [_sharding.Shard(d, idx, r, ArrayImpl(buf, self._dtype, self.weak_type, d, True))
+                for d, idx, r, buf in zip(sharding._device_assignment,
+                                          sharding._indices(shape), replica, shards)]
+
+    @property
+    def global_shards(self):
+        return self.addressable_shards
+
+    @property
+    def is_fully_replicated(self):
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
     def is_deleted(self):
-        return self._buffer is None
+        return self._buffer is None and self._shards is None
 
     def delete(self):
         """Free the buffer; later use raises RuntimeError (SPEC ARR-8)."""
         if self._buffer is not None:
-            self._deleted_shape = self._buffer.shape
+            self._shape = tuple(self._buffer.shape)
             self._buffer = None
+        self._shards = None
 
     def block_until_ready(self):
         _backend.get().block_until_ready(self._value)

@@ -162,6 +162,8 @@ class Primitive:
         self.batch_unmapped = None
         self.is_collective = False
         self.effectful = False
+        # Elementwise primitives keep their operands' sharding (SHD-41).
+        self.elementwise = False
         # Printing hooks: ``pp_params(params) -> params to show`` or a full
         # ``pp_rule(eqn, context) -> Doc`` (SPEC JXP-1).
         self.pp_params = None
@@ -238,11 +240,12 @@ class CompileTimeEvalTrace(Trace):
 def apply_primitive(primitive, args, params):
     """Run ``primitive`` on concrete arguments and wrap the results."""
     buffers, avals_in = [], []
-    extended = False
+    extended = placed = False
     for a in args:
         if type(a) is ArrayImpl:  # the common case, kept short: eager speed
             b = a._value
             avals_in.append(ShapedArray(b.shape, a._dtype, a.weak_type))
+            placed = placed or a._committed
         else:
             b = to_buffer(a)
             aval = _concrete_aval(a, b)
@@ -264,6 +267,9 @@ def apply_primitive(primitive, args, params):
     if extended and _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
         from refjax._src import key_reuse
         key_reuse.update_eager(primitive, args, results, avals_in, avals_out, params)
+    if placed:   # committed operands decide where results live (SPEC SHD-16)
+        from refjax._src import sharding_impl
+        results = sharding_impl.place_eager(primitive, params, args, avals_in, results)
     if _config.any_enabled(_debug_nans, _debug_infs):
         check_nans(primitive.name, results)
     return results

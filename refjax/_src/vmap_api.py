@@ -178,6 +178,15 @@ def _check_output(x):
                         "is not a valid JAX type")
 
 
+def mapped_output_error(message, index, axis_name):
+    """JAX's ValueError for an output with ``out_axes`` None that varies
+    along the mapped axis; it carries the output's flat ``index`` and the
+    ``axis_name`` for shard_map's replication error (SHD-62)."""
+    error = ValueError(message)
+    error.mapped_output = (index, axis_name)
+    return error
+
+
 def _move_out(axis_data, val, src, dst, out_axes, out_tree, index):
     """An output delivered along its ``out_axes`` entry (SPEC VMAP-13); None
     is only for outputs that are the same for every example (SPEC VMAP-16)."""
@@ -185,8 +194,10 @@ def _move_out(axis_data, val, src, dst, out_axes, out_tree, index):
         full = tree_util.tree_unflatten(out_tree, _broadcast_axes(out_axes, out_tree))
         paths = [p for p, _ in tree_util.tree_flatten_with_path(
             full, is_leaf=_none_is_leaf)[0]]
-        raise ValueError(f"at vmap out_axes{tree_util.keystr(paths[index])}, got "
-                         f"axis spec None but output was batched on axis {src}")
+        raise mapped_output_error(
+            f"at vmap out_axes{tree_util.keystr(paths[index])}, got "
+            f"axis spec None but output was batched on axis {src}", index,
+            axis_data.name)
     return batching.matchaxis(axis_data, src, dst, val)
 
 

@@ -67,3 +67,4 @@ from refjax._src.lax.control_flow.loops import while_loop  # noqa: F401,E402
 from refjax._src.lax.control_flow.scan import (  # noqa: F401,E402
     associative_scan, fori_loop, map, scan,
 )
+from refjax._src.sharding_impl import with_sharding_constraint  # noqa: F401,E402

@@ -25,6 +25,7 @@ import numpy as np
 from refjax._src import ad, batching, core, tree_util
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
+from refjax._src.lax import shapes, slicing
 from refjax._src.lax import reductions as _reductions
 from refjax._src.numpy_creation import asarray
 
@@ -419,6 +420,8 @@ def ppermute(x, axis_name, perm):
                         f"ppermute, the value of parameter axis_name was not "
                         f"hashable: {names}")
     perm = tuple(tuple(pair) for pair in perm)
+    if _manual(names) and (len(names) > 1 or len(perm) < _axis_size(names, None)):
+        return tree_util.tree_map(lambda leaf: _manual_ppermute(leaf, names, perm), x)
     return tree_util.tree_map(lambda leaf: _bind_ppermute(leaf, names, perm), x)
 
 
@@ -571,6 +574,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not names:
         return x
+    if _manual(names) and axis_index_groups is None:
+        return tree_util.tree_map(
+            lambda leaf: _manual_all_gather(leaf, names, axis, tiled), x)
     groups = _canonical_groups(axis_index_groups)
     size = _axis_size(names, groups)
 
@@ -590,12 +596,84 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not names:
         return x
+    if _manual(names) and len(names) > 1 and axis_index_groups is None:
+        return tree_util.tree_map(
+            lambda leaf: _manual_psum_scatter(leaf, names, scatter_dimension, tiled), x)
     size = _axis_size(names, axis_index_groups)
     groups = _canonical_groups(axis_index_groups)
     return tree_util.tree_map(
         lambda leaf: reduce_scatter_p.bind(
             leaf, axis_name=names, scatter_dimension=scatter_dimension,
             axis_index_groups=groups, axis_size=size, tiled=bool(tiled)), x)
+
+
+# ---------------------------------------------------------------------------
+# Collectives over shard_map's mesh axes (SPEC SHD-60 .. SHD-63)
+#
+# shard_map runs its body under one vmap per mesh axis (refjax/_src/
+# shard_map.py), which pushes the names of those axes here while it traces.
+# Over several mesh axes at once (row-major in the order named), or with a
+# partial permutation, a collective is spelled with the single-axis ones;
+# and all_gather's result is typed as varying, as JAX's check_vma does.
+# ---------------------------------------------------------------------------
+
+_manual_axes = []
+
+
+def _manual(names):
+    return bool(_manual_axes) and all(n in _manual_axes[-1] for n in names)
+
+
+def _varying(y, names):
+    """``y`` marked as differing per device (batched along every axis)."""
+    idx = axis_index(names)
+    return lax.select(shapes.broadcast(idx >= 0, np.shape(y)), y, y)
+
+
+def _manual_all_gather(x, names, axis, tiled):
+    y, ndim = x, np.ndim(x)
+    dim = core.canonicalize_axis(axis, ndim if tiled else ndim + 1)
+    for n in reversed(names):
+        y = _gather_one(y, n, dim, tiled)
+    if not tiled and len(names) > 1:
+        shape = list(np.shape(y))
+        merged = math.prod(shape[dim:dim + len(names)])
+        y = shapes.reshape(y, tuple(shape[:dim] + [merged] + shape[dim + len(names):]))
+    return _varying(y, names)
+
+
+def _gather_one(x, name, dim, tiled):
+    size = core.axis_size(name)
+    return all_gather_p.bind(x, all_gather_dimension=dim, axis_name=(name,),
+                             axis_index_groups=None, axis_size=size, tiled=tiled)
+
+
+def _manual_psum_scatter(x, names, dim, tiled):
+    y = x
+    for n in names:
+        y = psum_scatter(y, n, scatter_dimension=dim, tiled=True)
+    if not tiled:
+        y = shapes.squeeze(y, (dim,))
+    return y
+
+
+def _manual_ppermute(x, names, perm):
+    """Member ``d`` receives from the ``s`` of pair ``(s, d)``, or zeros."""
+    sources = [s for s, _ in perm]
+    dests = [d for _, d in perm]
+    if len(set(sources)) != len(sources) or len(set(dests)) != len(dests):
+        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+    n = _axis_size(names, None)
+    src_of = np.full(n, -1, np.int32)
+    for s, d in perm:
+        src_of[d] = s
+    gathered = _manual_all_gather(x, names, 0, False)
+    me = axis_index(names)
+    src = slicing.dynamic_index_in_dim(asarray(src_of), me, keepdims=False)
+    got = slicing.dynamic_index_in_dim(gathered, lax.max(src, np.int32(0)),
+                                       keepdims=False)
+    zero = lax.full_like(got, 0)
+    return lax.select(shapes.broadcast(src >= 0, np.shape(got)), got, zero)
 
 
 # ---------------------------------------------------------------------------

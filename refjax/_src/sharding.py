@@ -1,0 +1,463 @@
+"""Meshes, partition specs and shardings (SPEC SHD-1 .. SHD-29).
+
+A *sharding* says which part of an array each device holds.  refjax keeps
+JAX's objects and their arithmetic: a ``Mesh`` is an n-d grid of devices with
+named axes, a ``PartitionSpec`` names, per array dimension, the mesh axes that
+split it, and a ``NamedSharding`` pairs the two.  From them follow each
+device's *index* (a tuple of slices into the global array) and the shard
+shape.  Arrays placed with a sharding keep one backend buffer per device
+(``ArrayImpl._shards``), holding only that device's block.
+"""
+import collections
+import enum
+import math
+import warnings
+
+import numpy as np
+
+from refjax._src import devices as _devices
+
+
+class IndivisibleError(ValueError):
+    """A sharded dimension is not divisible by its mesh axes (SHD-12)."""
+
+
+class DuplicateSpecError(Exception):
+    """A mesh axis is used twice in one PartitionSpec (SHD-12)."""
+
+
+class AxisType(enum.Enum):
+    """How a mesh axis is treated by the partitioner (only Auto is used)."""
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+# ---------------------------------------------------------------------------
+# PartitionSpec
+# ---------------------------------------------------------------------------
+
+class PartitionSpec:
+    """Per array dimension: ``None`` (not split), one mesh axis name, or a
+    tuple of names (split over their product, major first).  Not a tuple and
+    never equal to one; trailing ``None`` entries count (SHD-8)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, *parts, unreduced=None, reduced=None):
+        self._parts = tuple(_canonical_entry(p) for p in parts)
+
+    def __repr__(self):
+        return "P" + repr(self._parts)
+
+    def __len__(self):
+        return len(self._parts)
+
+    def __getitem__(self, i):
+        return self._parts[i]   # a slice gives a plain tuple, as in JAX
+
+    def __iter__(self):
+        return iter(self._parts)
+
+    def __eq__(self, other):
+        return isinstance(other, PartitionSpec) and other._parts == self._parts
+
+    def __hash__(self):
+        return hash(("PartitionSpec", self._parts))
+
+    def __reduce__(self):
+        return (PartitionSpec, self._parts)
+
+    def _normalized(self, ndim):
+        """One tuple of axis names per dimension, padded to ``ndim``."""
+        dims = [() if p is None else (p,) if isinstance(p, str) else tuple(p)
+                for p in self._parts]
+        return tuple(dims + [()] * (ndim - len(dims)))
+
+
+P = PartitionSpec
+
+
+def _canonical_entry(p):
+    """A list becomes a tuple and a 1-tuple its only name: ``P(('x',))`` is
+    ``P('x')`` (SHD-8)."""
+    if isinstance(p, list):
+        p = tuple(p)
+    if isinstance(p, tuple) and len(p) == 1:
+        p = p[0]
+    if not (p is None or isinstance(p, str) or (
+            isinstance(p, tuple) and all(isinstance(a, str) for a in p))):
+        raise TypeError("PartitionSpec entries must be None, a mesh axis name "
+                        f"or a tuple of axis names; got {p!r}")
+    return p
+
+
+def spec_from_dims(dims):
+    """The PartitionSpec of per-dimension axis tuples, without trailing Nones."""
+    parts = [None if not d else d[0] if len(d) == 1 else tuple(d) for d in dims]
+    while parts and parts[-1] is None:
+        parts.pop()
+    return PartitionSpec(*parts)
+
+
+# ---------------------------------------------------------------------------
+# Mesh
+# ---------------------------------------------------------------------------
+
+_mesh_stack = []
+
+
+class Mesh:
+    """An n-d array of devices with one name per axis (SHD-6)."""
+
+    def __init__(self, devices, axis_names, axis_types=None):
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        arr = np.array(devices, dtype=object)
+        axis_names = tuple(axis_names)
+        if arr.ndim != len(axis_names):
+            raise ValueError(
+                "Mesh requires the ndim of its first argument (`devices`) to "
+                "equal the length of its second argument (`axis_names`), but "
+                f"got devices.ndim == {arr.ndim} and len(axis_names) == "
+                f"{len(axis_names)}.")
+        if len(set(axis_names)) != len(axis_names):
+            raise ValueError(f"Mesh axis names must be unique; got {axis_names}")
+        self.devices = arr
+        self.axis_names = axis_names
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * len(axis_names)
+        elif isinstance(axis_types, AxisType):
+            axis_types = (axis_types,) * len(axis_names)
+        self.axis_types = tuple(axis_types)
+
+    @property
+    def shape(self):
+        return collections.OrderedDict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def axis_sizes(self):
+        return tuple(self.devices.shape)
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def size(self):
+        return int(self.devices.size)
+
+    @property
+    def empty(self):
+        return self.devices.size == 0
+
+    @property
+    def device_ids(self):
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    @property
+    def _flat_devices(self):
+        return tuple(self.devices.flat)
+
+    @property
+    def local_devices(self):
+        return list(self._flat_devices)
+
+    @property
+    def local_mesh(self):
+        return self
+
+    def axis_size(self, name):
+        return self.shape[name]
+
+    def __eq__(self, other):
+        return (isinstance(other, Mesh) and other.axis_names == self.axis_names
+                and other.axis_types == self.axis_types
+                and other.devices.shape == self.devices.shape
+                and other._flat_devices == self._flat_devices)
+
+    def __hash__(self):
+        return hash((self.axis_names, self.devices.shape, self._flat_devices))
+
+    def __enter__(self):
+        warnings.warn("`with mesh:` context manager has been deprecated. Please "
+                      "use `with jax.set_mesh(mesh):` instead.",
+                      DeprecationWarning, stacklevel=2)
+        _mesh_stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _mesh_stack.pop()
+        return False
+
+    def _short_repr(self):
+        sizes = ", ".join(f"'{n}': {s}" for n, s in self.shape.items())
+        types = ", ".join(repr(t) for t in self.axis_types)
+        comma = "," if len(self.axis_types) == 1 else ""
+        return f"Mesh({sizes}, axis_types=({types}{comma}))"
+
+    __str__ = _short_repr
+
+    def __repr__(self):
+        types = ", ".join(repr(t) for t in self.axis_types)
+        comma = "," if len(self.axis_types) == 1 else ""
+        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names="
+                f"{self.axis_names}, axis_types=({types}{comma}))")
+
+
+def current_mesh():
+    """The mesh of the innermost ``with mesh:`` block, or None."""
+    return _mesh_stack[-1] if _mesh_stack else None
+
+
+class set_mesh:
+    """``with jax.set_mesh(mesh):`` makes ``mesh`` the context mesh, so a
+    bare PartitionSpec works where a Sharding is expected (SHD-36)."""
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+
+    def __enter__(self):
+        _mesh_stack.append(self.mesh)
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _mesh_stack.pop()
+        return False
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    """A mesh of the first ``prod(axis_shapes)`` devices; its axes are
+    Explicit unless ``axis_types`` says otherwise (SHD-6)."""
+    if axis_types is None:
+        axis_types = AxisType.Explicit
+    axis_shapes = tuple(int(s) for s in axis_shapes)
+    devs = _devices.devices() if devices is None else list(devices)
+    n = math.prod(axis_shapes)
+    if n > len(devs):
+        raise ValueError(
+            f"Number of devices {len(devs)} must be >= the product of mesh_shape "
+            f"{axis_shapes}")
+    return Mesh(np.array(devs[:n], dtype=object).reshape(axis_shapes),
+                axis_names, axis_types)
+
+
+def create_device_mesh(mesh_shape, devices=None, **_):
+    """``jax.experimental.mesh_utils.create_device_mesh``: devices in id
+    order, reshaped (there is no physical topology to follow)."""
+    devs = _devices.devices() if devices is None else list(devices)
+    mesh_shape = tuple(int(s) for s in mesh_shape)
+    if math.prod(mesh_shape) != len(devs):
+        raise ValueError(
+            f"Number of devices {len(devs)} must equal the product of "
+            f"mesh_shape {mesh_shape}")
+    return np.array(devs, dtype=object).reshape(mesh_shape)
+
+
+# ---------------------------------------------------------------------------
+# Shardings
+# ---------------------------------------------------------------------------
+
+class Sharding:
+    """Base class: which slice of an array each device holds."""
+
+    memory_kind = "device"
+
+    @property
+    def device_set(self):
+        return set(self._device_assignment)
+
+    @property
+    def addressable_devices(self):
+        return self.device_set
+
+    @property
+    def num_devices(self):
+        return len(self._device_assignment)
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    def addressable_devices_indices_map(self, global_shape):
+        return self.devices_indices_map(global_shape)
+
+    def devices_indices_map(self, global_shape):
+        """``{device: tuple of slices}``: the block each device holds."""
+        return dict(zip(self._device_assignment,
+                        self._indices(tuple(global_shape))))
+
+    def shard_shape(self, global_shape):
+        """The shape of every device's block (SHD-10)."""
+        self._check_shape(tuple(global_shape))
+        return tuple(global_shape)
+
+    def _check_shape(self, shape):
+        pass
+
+    def is_equivalent_to(self, other, ndim):
+        return (self._device_assignment == other._device_assignment and
+                self._dims(ndim) == other._dims(ndim))
+
+
+class SingleDeviceSharding(Sharding):
+    """The whole array on one device (SHD-9)."""
+
+    def __init__(self, device, *, memory_kind=None):
+        self._device = device
+
+    @property
+    def _device_assignment(self):
+        return (self._device,)
+
+    def _dims(self, ndim):
+        return ((),) * ndim
+
+    def _indices(self, shape):
+        return [tuple(slice(None) for _ in shape)]
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self._device))
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+
+class NamedSharding(Sharding):
+    """A mesh and a PartitionSpec over its axis names (SHD-10)."""
+
+    def __init__(self, mesh, spec, *, memory_kind=None):
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"NamedSharding expects a Mesh; got {type(mesh).__name__}")
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(
+                "NamedSharding expects a PartitionSpec as its spec; got "
+                f"{spec!r}. Wrap it: PartitionSpec(...)")
+        self.mesh = mesh
+        self.spec = spec
+        _check_spec_axes(spec, mesh)
+
+    @property
+    def _device_assignment(self):
+        return self.mesh._flat_devices
+
+    def _dims(self, ndim):
+        return self.spec._normalized(ndim)
+
+    @property
+    def is_fully_replicated(self):
+        sizes = self.mesh.shape
+        return all(sizes[a] == 1 for p in self.spec._normalized(0) for a in p)
+
+    def _check_shape(self, shape, what="device_put args"):
+        """Rank and divisibility of ``shape`` under this spec (SHD-12)."""
+        if len(self.spec) > len(shape):
+            raise ValueError(
+                f"One of {what} is incompatible with its sharding "
+                f"annotation {self!r}: Sharding {self!r} is only valid for values "
+                f"of rank at least {len(self.spec)}, but was applied to a value "
+                f"of rank {len(shape)}.")
+        sizes = self.mesh.shape
+        factors = [math.prod(sizes[a] for a in d) for d in self._dims(len(shape))]
+        for axis, (n, f) in enumerate(zip(shape, factors)):
+            if n % f:
+                raise IndivisibleError(
+                    f"Sharding {self!r} implies that array axis {axis} is "
+                    f"partitioned {f} times, but the dimension size is {n} "
+                    f"(full shape: {shape}, per-dimension tiling factors: "
+                    f"{factors} should evenly divide the shape)")
+        return factors
+
+    def shard_shape(self, global_shape):
+        shape = tuple(global_shape)
+        factors = self._check_shape(shape)
+        return tuple(n // f for n, f in zip(shape, factors))
+
+    def _indices(self, shape):
+        """Per device (in mesh order): its block as a tuple of slices."""
+        factors = self._check_shape(shape)
+        names = self.mesh.axis_names
+        sizes = self.mesh.devices.shape
+        dims = self._dims(len(shape))
+        out = []
+        for coords in np.ndindex(*sizes):
+            at = dict(zip(names, coords))
+            index = []
+            for n, f, axes in zip(shape, factors, dims):
+                if f == 1:
+                    index.append(slice(None))
+                    continue
+                block = 0
+                for a in axes:
+                    block = block * self.mesh.shape[a] + at[a]
+                step = n // f
+                index.append(slice(block * step, (block + 1) * step))
+            out.append(tuple(index))
+        return out
+
+    def replica_ids(self, ndim):
+        """Per device: its position among the devices holding the same block."""
+        used = {a for d in self._dims(ndim) for a in d}
+        free = [i for i, a in enumerate(self.mesh.axis_names) if a not in used]
+        sizes = self.mesh.devices.shape
+        ids = []
+        for coords in np.ndindex(*sizes):
+            r = 0
+            for i in free:
+                r = r * sizes[i] + coords[i]
+            ids.append(r)
+        return ids
+
+    def __eq__(self, other):
+        return (isinstance(other, NamedSharding) and other.mesh == self.mesh
+                and other.spec == self.spec)
+
+    def __hash__(self):
+        return hash(("NamedSharding", self.mesh, self.spec))
+
+    def __repr__(self):
+        return (f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, "
+                "memory_kind=device)")
+
+
+def _check_spec_axes(spec, mesh):
+    """Every name in ``spec`` is a mesh axis, used once (SHD-12)."""
+    seen = set()
+    for entry in spec._normalized(0):
+        for a in entry:
+            if a not in mesh.shape:
+                raise ValueError(
+                    f"Resource axis: {a} of {spec!r} is not found in mesh: "
+                    f"{mesh.axis_names}.")
+            if a in seen:
+                raise DuplicateSpecError(
+                    f"A single NamedSharding spec specification can map every "
+                    f"mesh axis to at most one positional dimension, but {spec!r} "
+                    f"has duplicate entries for `{a}`")
+            seen.add(a)
+
+
+class Shard:
+    """One device's block of an array (``x.addressable_shards[i]``)."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device = device
+        self.index = index
+        self.replica_id = replica_id
+        self.data = data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")

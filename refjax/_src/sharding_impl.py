@@ -1,0 +1,537 @@
+"""Placing arrays on devices and propagating shardings (SPEC SHD-13 .. SHD-49).
+
+Computation in refjax runs on global values (a sharded operand is gathered
+from its shards); what this module decides is *where results live*:
+
+* ``device_put`` splits an array into per-device buffers under a sharding;
+* an operation follows its committed operands: all on one device gives a
+  result committed there, operands on different devices raise JAX's error;
+* with NamedSharding operands (or ``with_sharding_constraint``, or jit's
+  ``in_shardings``/``out_shardings``), a result's PartitionSpec comes from
+  a small table of propagation rules, one per kind of primitive, applied
+  equation by equation over the jaxpr (SHD-40).  Primitives without a rule
+  give replicated results; that choice is compiler-dependent in JAX.
+
+A placement during propagation is ``dims``: per array dimension, the tuple of
+mesh axes splitting it; ``None`` means "not sharded by anything".
+"""
+import math
+
+import numpy as np
+
+from refjax._src import core, tree_util
+from refjax._src import backend as _backend
+from refjax._src import sharding as shd
+from refjax._src.array import ArrayImpl
+from refjax._src.core import Literal, Primitive, Tracer
+
+
+# ---------------------------------------------------------------------------
+# device_put
+# ---------------------------------------------------------------------------
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Arrays for every leaf of ``x``, placed on ``device`` (a Device or a
+    Sharding, or a pytree prefix of them); committed when a place is given
+    (SHD-13)."""
+    from refjax._src.numpy_creation import asarray
+    if device is None:
+        return tree_util.tree_map(lambda v: v if isinstance(v, Tracer) else asarray(v), x)
+    if isinstance(device, (shd.Sharding, core_device_type())):
+        return tree_util.tree_map(lambda v: _put_leaf(v, device), x)
+    return tree_util.tree_map(lambda d, v: tree_util.tree_map(
+        lambda leaf: _put_leaf(leaf, d), v), device, x,
+        is_leaf=lambda d: d is None or isinstance(d, shd.Sharding))
+
+
+def reshard(x, out_shardings):
+    """``x`` laid out per ``out_shardings`` (a Sharding or a PartitionSpec on
+    the context mesh), values unchanged (SHD-51)."""
+    return with_sharding_constraint(x, out_shardings)
+
+
+def core_device_type():
+    from refjax._src.devices import Device
+    return Device
+
+
+def _put_leaf(x, place):
+    from refjax._src.numpy_creation import asarray
+    if place is None:
+        return x if isinstance(x, Tracer) else asarray(x)
+    if isinstance(place, shd.PartitionSpec):
+        place = _sharding_from_spec(place, "device_put")
+    if isinstance(x, Tracer):
+        if isinstance(place, shd.NamedSharding):
+            return sharding_constraint_p.bind(x, sharding=place)
+        return x
+    if not isinstance(x, ArrayImpl):
+        x = asarray(x)
+    return place_array(x, place)
+
+
+def place_array(x, sharding):
+    """``x`` committed to ``sharding``: one fresh buffer per device."""
+    if isinstance(sharding, core_device_type()):
+        sharding = shd.SingleDeviceSharding(sharding)
+    if isinstance(sharding, shd.SingleDeviceSharding):
+        return ArrayImpl(x._value, x._dtype, x.weak_type, sharding._device, True)
+    if x._sharding == sharding and x._shards is not None:
+        return x
+    value = x._value
+    shape = tuple(value.shape)
+    be = _backend.get()
+    indices = sharding._indices(shape)
+    if sharding.is_fully_replicated:
+        shards = [be.take_shard(value, ()) for _ in indices]
+    else:
+        shards = [be.take_shard(value, i) for i in indices]
+    return ArrayImpl._from_shards(shards, shape, x._dtype, x.weak_type, sharding)
+
+
+def _sharding_from_spec(spec, what):
+    """A PartitionSpec on the context mesh; ``what`` is ``(api, option)``."""
+    api_name, option = what if isinstance(what, tuple) else (what, "shardings")
+    mesh = shd.current_mesh()
+    if mesh is None:
+        raise RuntimeError(
+            f"{api_name} requires a non-empty mesh in context if you are passing "
+            f"`PartitionSpec`s to {option}. You can define a context mesh via "
+            f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to "
+            f"{option} and then the mesh context manager is not required.")
+    return shd.NamedSharding(mesh, spec)
+
+
+# ---------------------------------------------------------------------------
+# Where arguments live
+# ---------------------------------------------------------------------------
+
+def _assignment(x):
+    """The devices a committed array lives on, or None if uncommitted."""
+    if type(x) is not ArrayImpl or not x._committed:
+        return None
+    if x._sharding is not None:
+        return x._sharding._device_assignment
+    return (x._device,)
+
+
+def _describe(name, fun_name, x, devs):
+    ids = [d.id for d in devs]
+    plat = devs[0].platform.upper()
+    return (f"argument {name} of {fun_name} with shape {core.get_aval(x).str_short()} and with "
+            f"device ids {ids} on platform {plat}")
+
+
+def common_assignment(args, names, fun_name):
+    """The device assignment shared by the committed ``args`` (None when
+    none is committed); different ones raise JAX's ValueError (SHD-15)."""
+    found = None
+    for i, x in enumerate(args):
+        devs = _assignment(x)
+        if devs is None:
+            continue
+        if found is None:
+            found = (i, devs)
+        elif devs != found[1]:
+            j = found[0]
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got "
+                + _describe(names[j], fun_name, args[j], found[1]) + " and "
+                + _describe(names[i], fun_name, x, devs))
+    return None if found is None else found[1]
+
+
+def _arg_dims(x):
+    if type(x) is ArrayImpl and x._sharding is not None:
+        return x._sharding._dims(x.ndim)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Eager operations (SHD-16)
+# ---------------------------------------------------------------------------
+
+# jax.numpy's name for a primitive, which JAX's eager errors show (SHD-15).
+_NUMPY_NAMES = {"mul": "multiply", "sub": "subtract", "div": "divide",
+                "pow": "power", "max": "maximum", "min": "minimum"}
+
+
+def _eager_names(n):
+    return ("x", "y") if n == 2 else tuple(f"args[{i}]" for i in range(n))
+
+
+def place_eager(primitive, params, args, avals_in, results):
+    """Results of ``primitive`` on committed operands: on their device, or
+    sharded as the propagation rule says."""
+    devs = common_assignment(args, _eager_names(len(args)),
+                             _NUMPY_NAMES.get(primitive.name, primitive.name))
+    outs = results if primitive.multiple_results else [results]
+    mesh = next((x._sharding.mesh for x in args
+                 if type(x) is ArrayImpl and x._sharding is not None), None)
+    if mesh is None:
+        placed = [_on_device(r, devs[0]) for r in outs]
+    else:
+        in_dims = [_arg_dims(x) for x in args]
+        out_avals = [core.get_aval(r) for r in outs]
+        out_dims = rule_for(primitive)(params, in_dims, avals_in, out_avals)
+        placed = [_place_dims(r, mesh, d) for r, d in zip(outs, out_dims)]
+    return placed if primitive.multiple_results else placed[0]
+
+
+def _on_device(x, device):
+    if type(x) is not ArrayImpl:
+        return x
+    return ArrayImpl(x._value, x._dtype, x.weak_type, device, True)
+
+
+def _place_dims(x, mesh, dims, like=()):
+    """``x`` sharded over ``mesh`` as ``dims`` say; an input's sharding with
+    the same layout is reused as is, so a spec like ``P('x', None)`` keeps
+    its trailing None through jit (SHD-37)."""
+    if type(x) is not ArrayImpl:
+        return x
+    dims = _valid_dims(dims, x.shape, mesh) if dims is not None else ((),) * x.ndim
+    for s in like:
+        if s.mesh == mesh and len(s.spec) <= x.ndim and s._dims(x.ndim) == dims:
+            return place_array(x, s)
+    return place_array(x, shd.NamedSharding(mesh, shd.spec_from_dims(dims)))
+
+
+# ---------------------------------------------------------------------------
+# jit (SHD-30 .. SHD-39)
+# ---------------------------------------------------------------------------
+
+def flat_shardings(shardings, tree, what):
+    """One Sharding (or None) per leaf of ``tree``, from a pytree prefix of
+    it (a single Sharding or PartitionSpec applies to every leaf)."""
+    is_place = lambda s: s is None or isinstance(s, (shd.Sharding, shd.PartitionSpec))
+    if is_place(shardings):
+        return [_as_sharding(shardings, what)] * tree.num_leaves
+    prefix, prefix_tree = tree_util.tree_flatten(shardings, is_leaf=is_place)
+    full = tree_util.tree_unflatten(tree, [0] * tree.num_leaves)
+    try:
+        subtrees = prefix_tree.flatten_up_to(full)
+    except (ValueError, TypeError) as e:
+        api_name, option = what
+        extra = ""
+        if isinstance(shardings, tuple) and isinstance(full, tuple):
+            extra = (f"\n\nBut pjit {option} is the wrong length: got a tuple or "
+                     f"list of length {len(shardings)} for an args tuple of length "
+                     f"{len(full)}.")
+        raise ValueError(
+            f"pjit {option} specification must be a tree prefix of the "
+            f"positional arguments tuple.{extra}") from e
+    return [_as_sharding(s, what) for s, sub in zip(prefix, subtrees)
+            for _ in tree_util.tree_leaves(sub)]
+
+
+def _as_sharding(s, what):
+    if s is None or isinstance(s, shd.Sharding):
+        return s
+    return _sharding_from_spec(s, what)
+
+
+def run_jit(wrapped, entry, call, execute):
+    """Run a jitted call whose arguments or options involve placement:
+    check the devices, place arguments per ``in_shardings``, run, and place
+    the results (SHD-30, SHD-31)."""
+    flat = list(call.flat)
+    names = entry.arg_names
+    in_sh = wrapped._flat_in_shardings(call)
+    for i, (x, s) in enumerate(zip(flat, in_sh)):
+        if s is None:
+            continue
+        if type(x) is ArrayImpl and x._committed and not _same_place(x, s):
+            raise ValueError(
+                "Sharding passed to jit does not match the sharding on the "
+                f"respective arg. Got jit sharding: {s!r},\narg sharding: "
+                f"{x.sharding!r} for arg type: {core.get_aval(x).str_short()}")
+        if isinstance(s, shd.NamedSharding):
+            s._check_shape(tuple(np.shape(x)), f"pjit arguments with pytree key "
+                           f"path {names[i]}")
+        flat[i] = place_array(x if type(x) is ArrayImpl else _as_array(x, entry.in_avals[i]), s)
+    devs = common_assignment(flat, names, wrapped._name)
+    outs = execute(entry, flat)
+    out_sh = wrapped._flat_out_shardings(entry)
+    jaxpr = entry.traced.closed.jaxpr
+    mesh = _mesh_of(flat, in_sh, out_sh) or _constraint_mesh(jaxpr)
+    if mesh is None:
+        return [place_array(o, s) if s is not None and type(o) is ArrayImpl
+                else o if devs is None else _on_device(o, devs[0])
+                for o, s in zip(outs, out_sh)]
+    out_dims = propagate(jaxpr, [_arg_dims(x) for x in flat])
+    like = [x._sharding for x in flat if type(x) is ArrayImpl and x._sharding is not None]
+    return [place_array(o, s) if s is not None and type(o) is ArrayImpl
+            else _place_dims(o, mesh, d, like)
+            for o, d, s in zip(outs, out_dims, out_sh)]
+
+
+def _as_array(x, aval):
+    from refjax._src.numpy_creation import asarray
+    return asarray(x, dtype=aval.dtype)
+
+
+def _same_place(x, s):
+    return x.sharding == s or (
+        x.sharding._device_assignment == s._device_assignment and
+        x.sharding._dims(x.ndim) == s._dims(x.ndim))
+
+
+def _mesh_of(flat, in_sh, out_sh):
+    for x in flat:
+        if type(x) is ArrayImpl and x._sharding is not None:
+            return x._sharding.mesh
+    for s in list(in_sh) + list(out_sh):
+        if isinstance(s, shd.NamedSharding):
+            return s.mesh
+    return None
+
+
+def entry_constrained(entry):
+    """Whether a traced program holds sharding constraints (cached)."""
+    flag = entry.traced._constrained
+    if flag is None:
+        flag = _constraint_mesh(entry.traced.closed.jaxpr) is not None
+        entry.traced._constrained = flag
+    return flag
+
+
+def _constraint_mesh(jaxpr):
+    """The mesh of the first sharding constraint in ``jaxpr``, or None."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is sharding_constraint_p:
+            return eqn.params["sharding"].mesh
+        for sub in core.jaxprs_in_params(eqn.params):
+            found = _constraint_mesh(getattr(sub, "jaxpr", sub))
+            if found is not None:
+                return found
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Propagation (SHD-40 .. SHD-45)
+# ---------------------------------------------------------------------------
+
+def propagate(jaxpr, in_dims):
+    """Per output of ``jaxpr``: its dims (None: not sharded), given the
+    inputs' dims, one equation at a time (SHD-40)."""
+    env = {}
+    for v, d in zip(jaxpr.invars, in_dims):
+        env[v] = d
+    for eqn in jaxpr.eqns:
+        ins = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
+        if eqn.primitive is sharding_constraint_p:
+            outs = [eqn.params["sharding"]._dims(eqn.outvars[0].aval.ndim)]
+        elif all(d is None for d in ins) and eqn.primitive.name not in _CALLS:
+            outs = [None] * len(eqn.outvars)
+        else:
+            outs = rule_for(eqn.primitive)(
+                eqn.params, ins, [_aval(v) for v in eqn.invars],
+                [v.aval for v in eqn.outvars])
+        for v, d in zip(eqn.outvars, outs):
+            env[v] = d
+    return [None if isinstance(v, Literal) else env.get(v) for v in jaxpr.outvars]
+
+
+def _aval(v):
+    return v.aval
+
+
+def _valid_dims(dims, shape, mesh):
+    """``dims`` with each mesh axis used once and only where it divides the
+    dimension (otherwise that dimension is replicated)."""
+    used, out = set(), []
+    sizes = mesh.shape
+    for n, axes in zip(shape, dims):
+        axes = tuple(a for a in axes if a in sizes and a not in used)
+        if axes and n % math.prod(sizes[a] for a in axes) == 0:
+            used.update(axes)
+            out.append(axes)
+        else:
+            out.append(())
+    return tuple(out)
+
+
+def _elementwise_rule(params, in_dims, in_avals, out_avals):
+    """Elementwise ops keep the sharding of their full-rank operands (SHD-41)."""
+    ndim = out_avals[0].ndim
+    dims = [()] * ndim
+    for d, a in zip(in_dims, in_avals):
+        if d is None or a.ndim != ndim:
+            continue
+        for i, axes in enumerate(d):
+            if not dims[i] and axes and a.shape[i] == out_avals[0].shape[i]:
+                dims[i] = axes
+    return [tuple(dims)] * len(out_avals)
+
+
+def _reduce_rule(params, in_dims, in_avals, out_avals):
+    """Reduced dimensions drop their axes: reducing over a sharded dimension
+    gives a replicated result (SHD-42)."""
+    axes = set(params["axes"])
+    d = in_dims[0] or ((),) * in_avals[0].ndim
+    return [tuple(x for i, x in enumerate(d) if i not in axes)] * len(out_avals)
+
+
+def _dot_general_rule(params, in_dims, in_avals, out_avals):
+    """Batch and free dimensions keep their axes; contracted ones drop them
+    (SHD-43)."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    ld = in_dims[0] or ((),) * in_avals[0].ndim
+    rd = in_dims[1] or ((),) * in_avals[1].ndim
+    batch = [ld[i] or rd[j] for i, j in zip(lb, rb)]
+    lfree = [ld[i] for i in range(len(ld)) if i not in lc and i not in lb]
+    rfree = [rd[i] for i in range(len(rd)) if i not in rc and i not in rb]
+    return [tuple(batch + lfree + rfree)]
+
+
+def _transpose_rule(params, in_dims, in_avals, out_avals):
+    d = in_dims[0]
+    return [tuple(d[p] for p in params["permutation"])]
+
+
+def _broadcast_in_dim_rule(params, in_dims, in_avals, out_avals):
+    dims = [()] * out_avals[0].ndim
+    shape = out_avals[0].shape
+    for i, j in enumerate(params["broadcast_dimensions"]):
+        if in_avals[0].shape[i] == shape[j]:
+            dims[j] = in_dims[0][i]
+    return [tuple(dims)]
+
+
+def _squeeze_rule(params, in_dims, in_avals, out_avals):
+    gone = {a % in_avals[0].ndim for a in params["dimensions"]}
+    return [tuple(x for i, x in enumerate(in_dims[0]) if i not in gone)]
+
+
+def _reshape_rule(params, in_dims, in_avals, out_avals):
+    """Where a run of input dims maps onto a run of output dims, the major
+    input dim's axes go to the major output dim (SHD-44)."""
+    src, dst = in_avals[0].shape, out_avals[0].shape
+    d = in_dims[0]
+    out = [()] * len(dst)
+    i = j = 0
+    while i < len(src) and j < len(dst):
+        gi, gj = [i], [j]
+        a, b = src[i], dst[j]
+        while a != b:
+            if a < b:
+                i += 1
+                if i >= len(src):
+                    break
+                gi.append(i)
+                a *= src[i]
+            else:
+                j += 1
+                if j >= len(dst):
+                    break
+                gj.append(j)
+                b *= dst[j]
+        if all(not d[k] for k in gi[1:]):
+            out[gj[0]] = d[gi[0]]
+        i, j = gi[-1] + 1, gj[-1] + 1
+    return [tuple(out)]
+
+
+def _call_rule(key):
+    """Calls (nested jit, custom derivatives): propagate through the body."""
+    def rule(params, in_dims, in_avals, out_avals):
+        closed = params[key]
+        jaxpr = getattr(closed, "jaxpr", closed)
+        n_extra = len(in_dims) - len(jaxpr.invars)
+        return propagate(jaxpr, in_dims[n_extra:] if n_extra > 0 else in_dims)
+    return rule
+
+
+def _replicated_rule(params, in_dims, in_avals, out_avals):
+    """No rule: results are replicated (compiler-dependent in JAX, SHD-45)."""
+    return [((),) * a.ndim for a in out_avals]
+
+
+_RULES = {
+    "reduce_sum": _reduce_rule, "reduce_max": _reduce_rule,
+    "reduce_min": _reduce_rule, "reduce_prod": _reduce_rule,
+    "reduce_and": _reduce_rule, "reduce_or": _reduce_rule,
+    "reduce_xor": _reduce_rule, "argmax": _reduce_rule, "argmin": _reduce_rule,
+    "dot_general": _dot_general_rule, "transpose": _transpose_rule,
+    "broadcast_in_dim": _broadcast_in_dim_rule, "squeeze": _squeeze_rule,
+    "reshape": _reshape_rule, "select_n": _elementwise_rule,
+    "clamp": _elementwise_rule,
+    "jit": _call_rule("jaxpr"), "custom_jvp_call": _call_rule("call_jaxpr"),
+    "custom_vjp_call": _call_rule("call_jaxpr"),
+}
+
+
+_CALLS = ("jit", "custom_jvp_call", "custom_vjp_call")
+
+
+def rule_for(primitive):
+    """The propagation rule of ``primitive`` (one table, SHD-40)."""
+    rule = _RULES.get(primitive.name)
+    if rule is not None:
+        return rule
+    if primitive.elementwise:
+        return _elementwise_rule
+    return _replicated_rule
+
+
+# ---------------------------------------------------------------------------
+# with_sharding_constraint (SHD-35)
+# ---------------------------------------------------------------------------
+
+sharding_constraint_p = Primitive("sharding_constraint")
+sharding_constraint_p.def_impl(lambda x, sharding: x)
+sharding_constraint_p.def_abstract_eval(lambda x, sharding: x)
+sharding_constraint_p.pp_params = lambda params: {
+    "layout": None, "sharding": params["sharding"], "unconstrained_dims": set()}
+
+
+def _constraint_jvp(primals, tangents, sharding):
+    from refjax._src import ad
+    (x,), (t,) = primals, tangents
+    out = sharding_constraint_p.bind(x, sharding=sharding)
+    if type(t) is ad.Zero:
+        return out, t
+    return out, sharding_constraint_p.bind(t, sharding=sharding)
+
+
+def _constraint_transpose(ct, x, sharding):
+    from refjax._src import ad
+    if type(ct) is ad.Zero:
+        return [ct]
+    return [sharding_constraint_p.bind(ct, sharding=sharding)]
+
+
+def _constraint_batch(axis_data, vals, dims, sharding):
+    (x,), (d,) = vals, dims
+    if d is None:
+        return sharding_constraint_p.bind(x, sharding=sharding), None
+    parts = list(sharding.spec._normalized(x.ndim - 1))
+    parts.insert(d, ())
+    new = shd.NamedSharding(sharding.mesh, shd.spec_from_dims(parts))
+    return with_sharding_constraint(x, new), d
+
+
+sharding_constraint_p.jvp = _constraint_jvp
+sharding_constraint_p.transpose = _constraint_transpose
+sharding_constraint_p.batch = _constraint_batch
+
+
+def with_sharding_constraint(x, shardings):
+    """Ask for each leaf of ``x`` to be laid out per ``shardings`` (a Sharding,
+    a PartitionSpec inside a mesh context, or a pytree prefix of them); the
+    values do not change (SHD-35)."""
+    leaves, tree = tree_util.tree_flatten(x)
+    per_leaf = flat_shardings(shardings, tree, ("with_sharding_constraint", "shardings"))
+    out = []
+    for leaf, s in zip(leaves, per_leaf):
+        if s is None or not isinstance(s, shd.NamedSharding):
+            out.append(leaf)
+            continue
+        s._check_shape(tuple(np.shape(leaf)), "with_sharding_constraint arguments")
+        if isinstance(leaf, Tracer):
+            out.append(sharding_constraint_p.bind(leaf, sharding=s))
+        else:
+            out.append(_put_leaf(leaf, s))
+    return tree_util.tree_unflatten(tree, out)
+

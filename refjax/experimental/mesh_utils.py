@@ -1,0 +1,2 @@
+"""``jax.experimental.mesh_utils``: device arrays for meshes (SPEC SHD-6)."""
+from refjax._src.sharding import create_device_mesh  # noqa: F401
