@@ -42,6 +42,14 @@ class NumpyBackend(Backend):
         np.maximum.at(target, indices, updates)
         return target
 
+    def lexsort(self, keys):
+        return np.lexsort(keys, axis=-1)
+
+    def reduce(self, op, x, axes):
+        return getattr(np, op).reduce(x, axis=tuple(axes))
+
+    def cumulative(self, op, x, axis):
+        return getattr(np, op).accumulate(x, axis=axis)
 
     def special(self, name):
         return _SPECIAL[name]

@@ -215,3 +215,22 @@ def test_iota_rejects_negative_sizes(jax, jnp):
 def test_complex_keeps_signed_zero(jax, jnp):
     z = jax.lax.complex(jnp.float32(-0.0), jnp.float32(1.0))
     assert np.signbit(np.real(np.asarray(z))) and z.dtype == jnp.complex64
+
+
+@pytest.mark.spec("LAX-10")
+def test_floating_point_exceptions_never_warn(jax, jnp):
+    import warnings
+    before = np.geterr()
+    x = jnp.array([1.0, -1.0, 0.0], dtype=jnp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eager = [x / 0.0, jnp.log(x), jnp.exp(x * 1000.0), jnp.sqrt(x)]
+        jitted = jax.jit(lambda v: [v / 0.0, jnp.log(v), jnp.exp(v * 1000.0),
+                                    jnp.sqrt(v)])(x)
+    for got in (eager, jitted):
+        div, log, exp, sqrt = (np.asarray(a) for a in got)
+        assert div[0] == np.inf and div[1] == -np.inf and np.isnan(div[2])
+        assert log[0] == 0 and np.isnan(log[1]) and log[2] == -np.inf
+        assert exp[0] == np.inf and exp[1] == 0 and exp[2] == 1
+        assert sqrt[0] == 1 and np.isnan(sqrt[1]) and sqrt[2] == 0
+    assert np.geterr() == before

@@ -41,7 +41,7 @@ from refjax import sharding  # noqa: F401,E402
 from refjax._src.ad_checkpoint import (  # noqa: F401,E402
     checkpoint, checkpoint_policies, remat,
 )
-from refjax import custom_derivatives, test_util  # noqa: F401,E402
+from refjax import custom_derivatives  # noqa: F401,E402
 
 # Context managers that override one option for a `with` block (SPEC CFG-3).
 enable_x64 = _config_module.enable_x64
@@ -73,7 +73,14 @@ _REMOVED = {
 }
 
 
+# Loaded on first use, to keep `import refjax` short (SPEC PERF-4).
+_LAZY_SUBMODULES = ("test_util",)
+
+
 def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"refjax.{name}")
     if name in _REMOVED:
         raise AttributeError(
             _REMOVED[name] + " See https://docs.jax.dev/en/latest/migrate_pmap.html"

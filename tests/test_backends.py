@@ -30,11 +30,14 @@ def test_backend_interface_is_importable_under_refjax():
 
 @pytest.mark.spec("BE-1")
 def test_numpy_backend_is_default_and_arrays_hold_its_buffers():
-    be = backend.get()
-    assert be.name == "numpy" and be.platform == "cpu" and be.xp is np
-    x = refjax.numpy.arange(4)
-    assert be.is_array(x._value)
-    np.testing.assert_array_equal(be.to_host(x._value), np.arange(4))
+    # In a fresh interpreter: this session may run on REFJAX_BACKEND=cupy.
+    result = _run("import numpy as np, refjax\n"
+                  "from refjax._src import backend\n"
+                  "be = backend.get()\n"
+                  "x = refjax.numpy.arange(4)\n"
+                  "print(be.name, be.platform, be.xp is np, be.is_array(x._value),\n"
+                  "      be.to_host(x._value).tolist())")
+    assert result.stdout.strip() == "numpy cpu True True [0, 1, 2, 3]", result.stderr
 
 
 @pytest.mark.spec("BE-1")
@@ -46,18 +49,20 @@ def test_numpy_backend_is_default_and_arrays_hold_its_buffers():
 ])
 def test_scatter_kernels_accumulate_duplicates(kernel, expected):
     be = backend.get()
-    target = np.array([1.0, 1.0, 4.0])
-    out = getattr(be, kernel)(target, (np.array([1, 1, 1]),), np.array([3.0, 4.0, 1.0]))
-    np.testing.assert_array_equal(out, expected)
+    target = be.asarray(np.array([1.0, 1.0, 4.0]))
+    out = getattr(be, kernel)(target, (be.asarray(np.array([1, 1, 1])),),
+                              be.asarray(np.array([3.0, 4.0, 1.0])))
+    np.testing.assert_array_equal(be.to_host(out), expected)
 
 
 @pytest.mark.spec("BE-2")
 def test_unknown_backend_is_a_value_error():
+    before = refjax.config.refjax_backend
     with pytest.raises(ValueError, match="unknown refjax backend 'torch'"):
         refjax.backends.load("torch")
     with pytest.raises(ValueError, match="new enum value must be in"):
         refjax.config.update("refjax_backend", "torch")
-    assert refjax.config.refjax_backend == "numpy"
+    assert refjax.config.refjax_backend == before
 
 
 @pytest.mark.spec("BE-2")
@@ -68,8 +73,9 @@ def test_import_does_not_load_cupy():
 
 
 @pytest.mark.spec("BE-2")
-@pytest.mark.skipif(HAVE_CUPY, reason="CuPy is installed here; the missing-CuPy error "
-                                      "cannot occur (the GPU run covers the CuPy backend)")
+@pytest.mark.skipif(HAVE_CUPY, reason="CuPy (or its stand-in) is importable here; "
+                    "the missing-CuPy error cannot occur (the GPU run covers "
+                    "the CuPy backend)")
 def test_choosing_cupy_without_cupy_is_a_clear_runtime_error():
     with pytest.raises(RuntimeError, match="needs CuPy, which is not installed"):
         refjax.config.update("refjax_backend", "cupy")
@@ -108,3 +114,36 @@ def test_wheel_has_no_top_level_backends(tmp_path):
     assert not any(n.startswith("backends/") for n in names)
     tops = {n.split("/")[0] for n in names}
     assert tops <= {"refjax", f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info"}
+
+
+def _pytest_on_cupy(*args, **env):
+    """``pytest`` on one small test file with REFJAX_BACKEND=cupy."""
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("REFJAX_BACKEND", "REFJAX_CUPY_STANDIN", "PYTHONPATH")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:randomly",
+         "-p", "no:cacheprovider", "tests/test_tree_util_internals.py", *args],
+        capture_output=True, text=True, cwd=ROOT,
+        env={**base, "REFJAX_BACKEND": "cupy", **env})
+
+
+@pytest.mark.spec("BE-5")
+@pytest.mark.skipif(HAVE_CUPY, reason="CuPy (or its stand-in) is importable here; "
+                    "the missing-CuPy skip cannot occur")
+def test_pytest_skips_everything_when_cupy_is_missing():
+    result = _pytest_on_cupy()
+    assert result.returncode == 0, result.stdout[-2000:]
+    summary = result.stdout.strip().splitlines()[-1]
+    assert " skipped" in summary and "passed" not in summary, summary
+    assert ("REFJAX_BACKEND=cupy requested but unavailable: The 'cupy' backend "
+            "needs CuPy, which is not installed here") in result.stdout
+
+
+@pytest.mark.spec("BE-5")
+def test_pytest_skips_everything_when_no_gpu_is_visible():
+    # The stand-in with 0 GPUs plays a machine whose driver sees none.
+    result = _pytest_on_cupy(REFJAX_CUPY_STANDIN="1", REFJAX_CUPY_STANDIN_GPUS="0")
+    assert result.returncode == 0, result.stdout[-2000:]
+    summary = result.stdout.strip().splitlines()[-1]
+    assert " skipped" in summary and "passed" not in summary, summary
+    assert "needs a CUDA GPU, but none is visible" in result.stdout

@@ -1,4 +1,5 @@
 """The refjax-conformance console script prints a per-area table."""
+import json
 import os
 import subprocess
 import sys
@@ -32,3 +33,21 @@ def test_unknown_implementation_is_reported():
     result = _cli("--impl", "no_such_module_xyz", "-k", "unhashable")
     assert result.returncode != 0
     assert "--impl=no_such_module_xyz: cannot import it" in result.stdout + result.stderr
+
+
+@pytest.mark.spec("DIFF-14")
+def test_differential_report_per_area_and_clause(tmp_path):
+    """--differential with --report/--report-json: outcomes per area and per
+    SPEC clause, naming the pair compared."""
+    md, js = tmp_path / "report.md", tmp_path / "report.json"
+    result = _cli("--differential", "--reference", "refjax", "--examples", "20", "--seed", "3",
+                  "--report", str(md), "--report-json", str(js), "-k", "family_agrees")
+    assert result.returncode == 0, result.stdout[-3000:]
+    data = json.loads(js.read_text())
+    assert data["impl"] == "refjax" and data["reference"] == "refjax"
+    assert data["areas"]["DIFF"]["passed"] == 10 and data["areas"]["DIFF"]["failed"] == 0
+    assert data["clauses"]["DIFF-7"] == dict(data["clauses"]["DIFF-7"], passed=1, failed=0)
+    assert data["failures"] == []
+    text = md.read_text()
+    assert "| DIFF-13 |" in text and "compared it with `refjax`" in text
+    assert "## Failures" in text and "None." in text

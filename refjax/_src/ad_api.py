@@ -432,9 +432,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             lambda x: _check_input_dtype_grad("jacrev", holomorphic, allow_int, x))
         res = vjp(partial_fun, *dyn, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
+        tree_util.tree_map(lambda o: _check_output_dtype("jacrev", holomorphic, o), out)
         out_leaves, out_tree = tree_util.tree_flatten(out)
-        for o in out_leaves:
-            _check_output_dtype("jacrev", holomorphic, o)
         inexact = [ad.tangent_dtype(core.get_aval(x).dtype) != float0 for x in in_leaves]
 
         def pullback(ct):
@@ -498,12 +497,16 @@ def _split_basis_axis(x, axis, leaves, dtype):
 
 def _differentiated_args(fun, args, kwargs, argnums, check):
     """(the differentiated arguments, ``fun`` of them alone, their leaves,
-    their tree), each leaf passed through ``check``."""
+    their tree), each leaf passed through ``check``.
+
+    As in JAX, the checks run through ``tree_map``, which rebuilds the
+    arguments' tree from the checks' None results: a custom pytree whose
+    ``__init__`` rejects None fails here (SPEC TREE-27).
+    """
     dyn = _dynamic_args(args, argnums)
     in_leaves, in_tree = tree_util.tree_flatten(dyn)
     _check_args(in_leaves)
-    for leaf in in_leaves:
-        check(leaf)
+    tree_util.tree_map(check, dyn)
     return dyn, _bind_static(fun, args, kwargs, argnums), in_leaves, in_tree
 
 

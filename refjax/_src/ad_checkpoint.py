@@ -11,7 +11,7 @@ import types
 from refjax._src import ad, batching, core
 from refjax._src import partial_eval as pe
 from refjax._src import tree_util
-from refjax._src.api import held_jaxpr_impl
+from refjax._src.api import def_call
 from refjax._src.core import ClosedJaxpr, Primitive, Var
 
 
@@ -92,7 +92,7 @@ remat_p = Primitive("remat2", multiple_results=True)
 remat_p.def_abstract_eval(lambda *avals, jaxpr, **_: jaxpr.out_avals)
 
 
-remat_p.def_impl(held_jaxpr_impl("jaxpr"))
+def_call(remat_p, "jaxpr")
 
 
 def _differentiated(params, closed):

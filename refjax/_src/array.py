@@ -48,8 +48,11 @@ class ArrayImpl(Array):
     # the default device) or, placed with a NamedSharding, as one buffer per
     # device in ``_shards`` (``_buffer`` is then None and ``_shape`` holds
     # the global shape; SPEC SHD-14).
+    # ``_sig``: (shape, dtype, weak type) of a plain uncommitted array, the
+    # key of eager dispatch plans (SPEC PERF-1); None until first needed,
+    # and for committed, sharded or deleted arrays.
     __slots__ = ("_buffer", "_dtype", "weak_type", "_device", "_committed",
-                 "_shape", "_sharding", "_shards", "__weakref__")
+                 "_shape", "_sharding", "_shards", "_sig", "__weakref__")
     __hash__ = None  # unhashable, as in JAX (SPEC ARR-3)
 
     def __init__(self, buffer, dtype, weak_type=False, device=None,
@@ -61,6 +64,7 @@ class ArrayImpl(Array):
         self._committed = committed
         self._sharding = None
         self._shards = None
+        self._sig = None
 
     @classmethod
     def _from_shards(cls, shards, shape, dtype, weak_type, sharding):
@@ -91,7 +95,9 @@ class ArrayImpl(Array):
         if len(shards) == 1 or sharding.is_fully_replicated:
             return shards[0]
         indices = sharding._indices(self._shape)
-        return _backend.get().assemble(self._shape, self._dtype, zip(indices, shards))
+        first = sharding._device_assignment[0].id   # gathered where shard 0 lives
+        return _backend.get().assemble(self._shape, self._dtype, zip(indices, shards),
+                                       first)
 
     def _host(self):
         """The contents as a read-only NumPy array (SPEC ARR-3)."""
@@ -187,6 +193,7 @@ class ArrayImpl(Array):
             self._shape = tuple(self._buffer.shape)
             self._buffer = None
         self._shards = None
+        self._sig = None
 
     def block_until_ready(self):
         _backend.get().block_until_ready(self._value)

@@ -14,8 +14,9 @@ from refjax._src import dtypes
 
 
 def convert(value, old_dtype, new_dtype, warn_complex=False):
-    """Convert backend buffer ``value`` from ``old_dtype`` to ``new_dtype``."""
-    xp = _backend.get().xp
+    """Convert ``value`` from ``old_dtype`` to ``new_dtype``: a backend buffer,
+    or a host NumPy array (array creation converts on the host first)."""
+    xp = np if isinstance(value, np.ndarray) else _backend.get().xp
     if old_dtype == new_dtype:
         return value.copy()
     old_complex = old_dtype.kind == "c"

@@ -33,6 +33,20 @@ class _Overrides(threading.local):
 _overrides = _Overrides()
 _UNSET = object()
 
+# Callbacks run after any option's global value changes: caches of results
+# that depend on the configuration (the eager dispatch plans) drop them.
+_global_listeners = []
+
+
+def on_global_update(callback):
+    """Call ``callback()`` after every ``config.update``."""
+    _global_listeners.append(callback)
+
+
+def overrides_active():
+    """Whether this thread is inside any ``with option(value):`` block."""
+    return bool(_overrides.values)
+
 
 def any_enabled(*options):
     """Whether any of the boolean ``options`` is on, with a single lookup of
@@ -106,6 +120,8 @@ class Option:
         if self._on_update is not None:
             self._on_update(self, value)
         self._global = value
+        for callback in _global_listeners:
+            callback()
 
     @contextlib.contextmanager
     def _override(self, value):

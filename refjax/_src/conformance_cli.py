@@ -1,14 +1,21 @@
 """``refjax-conformance``: run the conformance suite and print a table.
 
-    refjax-conformance [--impl NAME] [extra pytest arguments]
+    refjax-conformance [--impl NAME] [--reference NAME] [--examples N] [--seed S]
+                       [--differential] [--report FILE.md] [--report-json FILE.json]
+                       [extra pytest arguments]
 
 Runs ``conformance/`` (found in the current directory or next to the refjax
 sources) against the implementation NAME (default ``refjax``; ``jax`` for real
-JAX) and prints passed/failed/skipped per SPEC.md area.  Exits non-zero if any
+JAX) and prints passed/failed/skipped per SPEC.md area.  The differential
+tests compare NAME with ``--reference`` on ``--examples`` generated programs
+(seed ``--seed``); ``--differential`` runs only those.  ``--report`` and
+``--report-json`` write the results per area and per SPEC clause, with the
+reproducer of each differential failure (SPEC DIFF-14).  Exits non-zero if any
 test failed.
 """
 import argparse
 import collections
+import json
 import os
 import re
 import sys
@@ -24,35 +31,55 @@ def find_conformance_dir():
                      "from a refjax source checkout.")
 
 
-def area_titles(spec_path):
-    """{'DT': 'Dtypes, promotion and weak types', ...} from SPEC.md headings."""
-    titles = {}
+def spec_titles(spec_path):
+    """Area titles ({'DT': 'Dtypes, promotion and weak types'}) and clause
+    titles ({'DT-2': 'The promotion lattice'}) from SPEC.md headings."""
+    areas, clauses = {}, {}
     if os.path.isfile(spec_path):
         with open(spec_path) as f:
             for line in f:
-                m = re.match(r"## ([A-Z]+): (.+)", line)
+                m = re.match(r"(##|###) ([A-Z]+(?:-\d+)?): (.+)", line)
                 if m:
-                    titles[m.group(1)] = m.group(2).strip()
-    return titles
+                    (areas if m.group(1) == "##" else clauses)[m.group(2)] = m.group(3).strip()
+    return areas, clauses
+
+
+def area_titles(spec_path):
+    """{'DT': 'Dtypes, promotion and weak types', ...} from SPEC.md headings."""
+    return spec_titles(spec_path)[0]
 
 
 class AreaTally:
-    """A pytest plugin counting outcomes per SPEC area of each test."""
+    """A pytest plugin counting outcomes per SPEC area and clause of each
+    test, and keeping each failure's message and reproducer."""
 
     def __init__(self):
-        self.area_of = {}
+        self.clause_of = {}
         self.counts = collections.defaultdict(collections.Counter)
+        self.clauses = collections.defaultdict(collections.Counter)
+        self.failures = []
 
     def pytest_collection_modifyitems(self, items):
         for item in items:
             marker = item.get_closest_marker("spec")
-            clause = marker.args[0] if marker else "UNCITED"
-            self.area_of[item.nodeid] = clause.split("-")[0]
+            self.clause_of[item.nodeid] = marker.args[0] if marker else "UNCITED"
 
     def pytest_runtest_logreport(self, report):
         # One count per test: its call, or the setup/teardown that stopped it.
         if report.when == "call" or (report.when != "call" and report.outcome != "passed"):
-            self.counts[self.area_of.get(report.nodeid, "?")][report.outcome] += 1
+            clause = self.clause_of.get(report.nodeid, "?")
+            self.counts[clause.split("-")[0]][report.outcome] += 1
+            self.clauses[clause][report.outcome] += 1
+            if report.outcome == "failed":
+                props = dict(report.user_properties)
+                self.failures.append({
+                    "test": report.nodeid, "clause": clause,
+                    "message": props.get("disagreement") or _last_lines(report.longreprtext),
+                    "reproducer": props.get("reproducer")})
+
+
+def _last_lines(text, n=30):
+    return "\n".join(text.strip().splitlines()[-n:])
 
 
 def format_table(counts, titles, impl):
@@ -75,6 +102,71 @@ def format_table(counts, titles, impl):
     return "\n".join(lines)
 
 
+def _clause_key(clause):
+    area, _, n = clause.partition("-")
+    return (area, int(n) if n.isdigit() else 0)
+
+
+def _outcomes(counter):
+    return {k: counter[k] for k in ("passed", "failed", "skipped")}
+
+
+def report_data(tally, spec_path, impl, reference):
+    """The report as a dict: outcomes per area and per clause, failures."""
+    titles, clause_titles = spec_titles(spec_path)
+    return {"impl": impl, "reference": reference,
+            "areas": {a: {"title": titles.get(a, ""), **_outcomes(c)}
+                      for a, c in sorted(tally.counts.items())},
+            "clauses": {k: {"title": clause_titles.get(k, ""), **_outcomes(tally.clauses[k])}
+                        for k in sorted(tally.clauses, key=_clause_key)},
+            "failures": tally.failures}
+
+
+def format_markdown(data):
+    """The --report file: areas, clauses, then each failure's reproducer."""
+    lines = [f"# Conformance of `{data['impl']}`", ""]
+    if data["reference"]:
+        lines += [f"Differential tests compared it with `{data['reference']}`.", ""]
+    for heading, key in (("Areas", "areas"), ("Clauses", "clauses")):
+        lines += [f"## {heading}", "", f"| {key[:-1]} | title | passed | failed | skipped |",
+                  "| --- | --- | ---: | ---: | ---: |"]
+        lines += [f"| {name} | {row['title']} | {row['passed']} | {row['failed']} "
+                  f"| {row['skipped']} |" for name, row in data[key].items()]
+        lines.append("")
+    lines += ["## Failures", ""]
+    if not data["failures"]:
+        lines += ["None.", ""]
+    for failure in data["failures"]:
+        lines += [f"### {failure['clause']}: `{failure['test']}`", "", "```text",
+                  failure["message"], "```", ""]
+        if failure["reproducer"]:
+            lines += ["Reproducer:", "", "```python", failure["reproducer"].rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def resolve_reference(directory, impl, reference):
+    """The reference the differential tests use, named in the report."""
+    if reference:
+        return reference
+    sys.path.insert(0, os.path.dirname(directory))
+    try:
+        from conformance.differential import default_reference
+    except ImportError:
+        return None
+    return default_reference(impl)
+
+
+def pytest_options(args):
+    options = [f"--impl={args.impl}"]
+    if args.reference:
+        options.append(f"--reference={args.reference}")
+    if args.examples is not None:
+        options.append(f"--diff-examples={args.examples}")
+    if args.seed is not None:
+        options.append(f"--diff-seed={args.seed}")
+    return options
+
+
 def main(argv=None):
     import pytest
 
@@ -82,14 +174,37 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--impl", default="refjax",
                         help="module to test: refjax (default), jax, or any module name")
+    parser.add_argument("--reference", default=None,
+                        help="module the differential tests compare it with (default: jax, "
+                        "or refjax when --impl=jax)")
+    parser.add_argument("--examples", type=int, default=None,
+                        help="generated programs for the differential tests (default 200)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the differential program generator (default 0)")
+    parser.add_argument("--differential", action="store_true",
+                        help="run only the differential tests")
+    parser.add_argument("--report", default=None, metavar="FILE.md",
+                        help="write results per area and SPEC clause, with reproducers")
+    parser.add_argument("--report-json", default=None, metavar="FILE.json",
+                        help="the same report as JSON")
     args, extra = parser.parse_known_args(argv)
     directory = find_conformance_dir()
+    target = os.path.join(directory, "test_differential.py") if args.differential else directory
     tally = AreaTally()
-    code = pytest.main([directory, f"--impl={args.impl}", "-q", "-p", "no:cacheprovider",
-                        *extra], plugins=[tally])
-    titles = area_titles(os.path.join(os.path.dirname(directory), "SPEC.md"))
+    code = pytest.main([target, *pytest_options(args), "-q", "-p", "no:cacheprovider", *extra],
+                       plugins=[tally])
+    spec_path = os.path.join(os.path.dirname(directory), "SPEC.md")
     print()
-    print(format_table(tally.counts, titles, args.impl))
+    print(format_table(tally.counts, area_titles(spec_path), args.impl))
+    if args.report or args.report_json:
+        data = report_data(tally, spec_path, args.impl,
+                           resolve_reference(directory, args.impl, args.reference))
+        if args.report:
+            with open(args.report, "w") as f:
+                f.write(format_markdown(data))
+        if args.report_json:
+            with open(args.report_json, "w") as f:
+                json.dump(data, f, indent=1)
     return int(code)
 
 

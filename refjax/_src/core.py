@@ -17,6 +17,7 @@ implementation and its abstract evaluation; autodiff, batching and
 transposition rules are attributes on the same :class:`Primitive` object.
 """
 import contextlib
+import enum
 import inspect
 import itertools
 import operator
@@ -31,6 +32,7 @@ from refjax._src import dtypes
 from refjax._src import errors
 from refjax._src import pretty_printer as pp
 from refjax._src.array import Array, ArrayImpl, check_truth_value_size
+from refjax._src.fperrors import quiet
 
 
 # ---------------------------------------------------------------------------
@@ -172,12 +174,25 @@ class Primitive:
         # primitive acts on the data of extended-dtype operands such as PRNG
         # keys (RNG-3); ``None`` rejects them.
         self.physical = None
+        # ``specialize(avals_in, avals_out, **params) -> kernel(*buffers)``:
+        # the implementation with everything that depends only on operand
+        # types and parameters worked out once, for compiled programs and
+        # eager plans; kernels run with floating-point warnings off
+        # (SPEC PERF-3).  ``None``: ``impl`` with its params is used.
+        self.specialize = None
+        # For a primitive that only calls the closed jaxpr in this parameter
+        # (``jit``, ``custom_jvp_call``, ``checkpoint``...): the compiler
+        # inlines that jaxpr into the calling program (SPEC PERF-2).
+        self.call_param = None
 
     def __repr__(self):
         return self.name
 
     def bind(self, *args, **params):
-        return _trace_state.trace.process_primitive(self, args, params)
+        trace = _trace_state.trace
+        if trace is eval_trace:     # eager: skip a call (SPEC PERF-1)
+            return apply_primitive(self, args, params)
+        return trace.process_primitive(self, args, params)
 
     def def_impl(self, impl):
         self.impl = impl
@@ -238,7 +253,130 @@ class CompileTimeEvalTrace(Trace):
 
 
 def apply_primitive(primitive, args, params):
-    """Run ``primitive`` on concrete arguments and wrap the results."""
+    """Run ``primitive`` on concrete arguments and wrap the results.
+
+    The common case -- every operand a plain array on the default device,
+    no configuration override active -- takes a remembered plan for the
+    operands' shapes, dtypes and weak types (SPEC PERF-1): no abstract
+    evaluation, no jaxpr, just the kernel and the wrapping of its result.
+    """
+    sig = [primitive]
+    for a in args:
+        if type(a) is not ArrayImpl:
+            return _apply_general(primitive, args, params)
+        s = a._sig
+        if s is None:
+            if a._committed or a._buffer is None:   # the general path decides
+                return _apply_general(primitive, args, params)
+            s = a._sig = (a._buffer.shape, a._dtype, a.weak_type)
+        sig.append(s)
+    if params:
+        sig.append(tuple(params.items()))
+    sig = tuple(sig)
+    try:
+        plan = _eager_plans[sig]
+    except KeyError:
+        if _config.overrides_active() or not _plain_params(params):
+            return _apply_general(primitive, args, params)
+        if len(_eager_plans) > _MAX_PLANS:
+            _eager_plans.clear()   # a program sweeping over many shapes
+        plan = _eager_plans[sig] = _EagerPlan.make(primitive, args, params)
+    except TypeError:           # a parameter that cannot be hashed
+        return _apply_general(primitive, args, params)
+    if plan is None or _overrides.values:
+        return _apply_general(primitive, args, params)
+    return plan.run([a._buffer for a in args], params)
+
+
+_PLAIN_TYPES = (type(None), bool, int, float, str, np.dtype, enum.Enum)
+
+
+def _plain_params(params):
+    """Whether ``params`` are plain data (numbers, strings, dtypes, tuples):
+    a jaxpr or a callback made afresh per call would make every call a new
+    plan, and keep its objects alive in the table."""
+    def plain(value):
+        if isinstance(value, tuple):
+            return all(plain(v) for v in value)
+        return isinstance(value, _PLAIN_TYPES)
+    return all(plain(v) for v in params.values())
+
+
+class _EagerPlan:
+    """What eager dispatch of one primitive on one operand signature needs:
+    the output avals (computed once), and whether results must be checked
+    for NaN (``jax_debug_nans``, read when the plan is made; plans are
+    dropped whenever the configuration changes)."""
+
+    __slots__ = ("name", "impl", "kernel", "multiple", "avals", "dtypes",
+                 "weak", "sigs", "array_type", "check")
+
+    @classmethod
+    def make(cls, primitive, args, params):
+        """The plan, or None when the general path must run every time
+        (PRNG keys in or out, whose key-reuse checks run per call)."""
+        avals_in = [_concrete_aval(a, a._buffer) for a in args]
+        avals = primitive.abstract_eval(*avals_in, **params)
+        outs = avals if primitive.multiple_results else [avals]
+        if any(isinstance(a.dtype, dtypes.ExtendedDType) for a in outs):
+            return None
+        plan = cls()
+        plan.name = primitive.name
+        if primitive.specialize is not None:    # SPEC PERF-3
+            plan.kernel = primitive.specialize(avals_in, outs, **params)
+            plan.impl = None
+        else:
+            plan.impl = primitive.impl
+        plan.multiple = primitive.multiple_results
+        plan.avals = outs
+        plan.dtypes = [a.dtype for a in outs]
+        plan.weak = [a.weak_type for a in outs]
+        plan.sigs = [(a.shape, a.dtype, a.weak_type) for a in outs]
+        plan.array_type = _backend_array_type()
+        plan.check = _config.any_enabled(_debug_nans, _debug_infs)
+        return plan
+
+    def run(self, buffers, params):
+        if self.impl is None:
+            out = quiet(self.kernel, *buffers)
+        else:
+            out = self.impl(*buffers, **params)
+        if not self.multiple:
+            dtype = self.dtypes[0]
+            if type(out) is not self.array_type or out.dtype is not dtype:
+                out = conform_buffer(out, self.avals[0])
+            result = ArrayImpl(out, dtype, self.weak[0])
+            result._sig = self.sigs[0]
+            if self.check:
+                check_nans(self.name, [result])
+            return result
+        results = [wrap_buffer(b, a) for b, a in zip(out, self.avals)]
+        if self.check:
+            check_nans(self.name, results)
+        return results
+
+
+def conform_buffer(buffer, aval):
+    """A kernel's result as a backend array of ``aval``'s dtype (kernels may
+    return NumPy scalars, or compute in a wider dtype)."""
+    if type(buffer) is not _backend_array_type():
+        backend = _backend.get()
+        if not backend.is_array(buffer):
+            buffer = backend.xp.asarray(buffer)
+    if buffer.dtype != aval.dtype:
+        buffer = buffer.astype(aval.dtype)
+    return buffer
+
+
+_eager_plans = {}
+_overrides = _config._overrides
+_MAX_PLANS = 20000
+_config.on_global_update(_eager_plans.clear)
+
+
+def _apply_general(primitive, args, params):
+    """``apply_primitive`` for any operands: scalars, NumPy values, key
+    arrays, committed or sharded arrays, and under configuration overrides."""
     buffers, avals_in = [], []
     extended = placed = False
     for a in args:
@@ -323,13 +461,7 @@ def wrap_buffer(buffer, aval):
     """A concrete Array holding ``buffer`` with the metadata of ``aval``."""
     if isinstance(aval.dtype, dtypes.ExtendedDType):
         return aval.dtype.wrap_physical(buffer, aval)
-    if type(buffer) is not _backend_array_type():
-        backend = _backend.get()
-        if not backend.is_array(buffer):
-            buffer = backend.xp.asarray(buffer)
-    if buffer.dtype != aval.dtype:
-        buffer = buffer.astype(aval.dtype)
-    return ArrayImpl(buffer, aval.dtype, aval.weak_type)
+    return ArrayImpl(conform_buffer(buffer, aval), aval.dtype, aval.weak_type)
 
 
 def _backend_array_type():

@@ -17,7 +17,7 @@ from refjax._src import ad, batching, core, errors
 from refjax._src import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.ad import Zero
-from refjax._src.api import held_jaxpr_impl
+from refjax._src.api import def_call
 from refjax._src.core import Primitive
 
 # Rules written with ``symbolic_zeros=True`` receive these for zero tangents.
@@ -160,7 +160,7 @@ custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 
 
-custom_jvp_call_p.def_impl(held_jaxpr_impl("call_jaxpr"))
+def_call(custom_jvp_call_p, "call_jaxpr")
 
 
 def _pp_custom_call(eqn, context):
@@ -308,7 +308,7 @@ class custom_vjp:
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
-custom_vjp_call_p.def_impl(held_jaxpr_impl("call_jaxpr"))
+def_call(custom_vjp_call_p, "call_jaxpr")
 custom_vjp_call_p.pp_rule = _pp_custom_call
 
 _NONDIFF_TRACER = (

@@ -13,14 +13,17 @@ _cache = {}
 class Device:
     """One device; compares by (platform, id) and prints as JAX does."""
 
-    __slots__ = ("id", "platform", "device_kind", "process_index", "_repr_name")
+    __slots__ = ("id", "platform", "device_kind", "process_index", "_repr_name",
+                 "_str_name")
 
-    def __init__(self, id, platform, device_kind, repr_name):
+    def __init__(self, id, platform, device_kind, repr_name, str_name=None):
         self.id = id
         self.platform = platform
         self.device_kind = device_kind
         self.process_index = 0
         self._repr_name = repr_name
+        # JAX prints a GPU as CudaDevice(id=0) and cuda:0, its platform "gpu".
+        self._str_name = str_name or platform
 
     @property
     def client(self):
@@ -30,7 +33,7 @@ class Device:
         return f"{self._repr_name}(id={self.id})"
 
     def __str__(self):
-        return f"{self.platform}:{self.id}"
+        return f"{self._str_name}:{self.id}"
 
     def __eq__(self, other):
         return (isinstance(other, Device) and other.platform == self.platform
@@ -53,8 +56,8 @@ def devices(backend=None):
     key = (be.name, _device_count(be))
     found = _cache.get(key)
     if found is None:
-        name = "CpuDevice" if be.platform == "cpu" else "CudaDevice"
-        found = [Device(i, be.platform, be.device_kind(), name)
+        names = ("CpuDevice", "cpu") if be.platform == "cpu" else ("CudaDevice", "cuda")
+        found = [Device(i, be.platform, be.device_kind(), *names)
                  for i in range(key[1])]
         _cache[key] = found
     _config.mark_devices_in_use()

@@ -37,7 +37,8 @@ def _make(host, dtype, weak_type=False):
 
 
 def _invalid_value(value, dt):
-    return TypeError(f"Value {value!r} with dtype {dt} is not a valid JAX array "
+    # JAX quotes str(value), not its repr (SPEC ARR-6).
+    return TypeError(f"Value '{value}' with dtype {dt} is not a valid JAX array "
                      "type. Only arrays of numeric types are supported by JAX.")
 
 

@@ -74,18 +74,21 @@ def place_array(x, sharding):
     """``x`` committed to ``sharding``: one fresh buffer per device."""
     if isinstance(sharding, core_device_type()):
         sharding = shd.SingleDeviceSharding(sharding)
+    be = _backend.get()
     if isinstance(sharding, shd.SingleDeviceSharding):
-        return ArrayImpl(x._value, x._dtype, x.weak_type, sharding._device, True)
+        device = sharding._device
+        return ArrayImpl(be.put(x._value, device.id), x._dtype, x.weak_type,
+                         device, True)
     if x._sharding == sharding and x._shards is not None:
         return x
     value = x._value
     shape = tuple(value.shape)
-    be = _backend.get()
     indices = sharding._indices(shape)
     if sharding.is_fully_replicated:
-        shards = [be.take_shard(value, ()) for _ in indices]
-    else:
-        shards = [be.take_shard(value, i) for i in indices]
+        indices = [() for _ in indices]
+    # Each block is copied onto its own device (SPEC BE-7).
+    shards = [be.take_shard(value, i, d.id)
+              for i, d in zip(indices, sharding._device_assignment)]
     return ArrayImpl._from_shards(shards, shape, x._dtype, x.weak_type, sharding)
 
 
@@ -179,9 +182,12 @@ def place_eager(primitive, params, args, avals_in, results):
 
 
 def _on_device(x, device):
+    """``x`` committed to ``device``, its buffer moved there if the kernel
+    ran elsewhere (a no-op on one-device backends)."""
     if type(x) is not ArrayImpl:
         return x
-    return ArrayImpl(x._value, x._dtype, x.weak_type, device, True)
+    buffer = _backend.get().put(x._value, device.id)
+    return ArrayImpl(buffer, x._dtype, x.weak_type, device, True)
 
 
 def _place_dims(x, mesh, dims, like=()):

@@ -143,12 +143,43 @@ class _Leaf:
 
 def _broadcast_axes(spec, tree_def):
     """Each leaf of ``spec`` (None counts as a leaf) repeated over its subtree
-    of the tree ``tree_def``, flat; None on a mismatch."""
-    full = tree_util.tree_unflatten(tree_def, [_Leaf()] * tree_def.num_leaves)
-    try:
-        return tree_util.broadcast_prefix(spec, full, is_leaf=_none_is_leaf)
-    except ValueError:
+    of the tree ``tree_def``, flat; None on a mismatch.
+
+    The structures are matched node by node, never by rebuilding a tree of
+    ``tree_def``: a custom class is not unflattened with placeholder leaves,
+    so an ``__init__`` that converts its fields still works (SPEC TREE-27).
+    """
+    leaves, spec_def = tree_util.tree_flatten(spec, is_leaf=_none_is_leaf)
+    out = []
+    if not _broadcast_node(spec_def, tree_def, iter(leaves), out):
         return None
+    return out
+
+
+def _broadcast_node(prefix_def, full_def, leaves, out):
+    """Extends ``out`` with ``prefix_def``'s leaves broadcast over
+    ``full_def``; False where ``prefix_def`` is not a prefix of it."""
+    prefix_data = prefix_def.node_data()
+    if prefix_data is None:
+        out.extend([next(leaves)] * full_def.num_leaves)
+        return True
+    prefix_children, full_children = prefix_def.children(), full_def.children()
+    if (full_def.node_data() is None
+            or len(prefix_children) != len(full_children)
+            or not _same_node(prefix_data, full_def.node_data())):
+        return False
+    return all(_broadcast_node(p, f, leaves, out)
+               for p, f in zip(prefix_children, full_children))
+
+
+def _same_node(a, b):
+    (a_type, a_aux), (b_type, b_aux) = a, b
+    if a_type is not b_type:
+        return False
+    try:
+        return a_aux is b_aux or bool(a_aux == b_aux)
+    except Exception:  # noqa: BLE001 -- metadata without a usable ==
+        return False
 
 
 def _flatten_in_axes(in_axes, args, kwargs, in_tree):

@@ -41,6 +41,7 @@ from refjax._src.lax.convolution import (  # noqa: F401,E402
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_general_dilated_p, conv_with_general_padding, padtype_to_pads,
 )
+from refjax._src.lax.fft import FftType, fft, fft_p  # noqa: F401,E402
 from refjax._src.lax.other import (  # noqa: F401,E402
     reduce_precision, reduce_precision_p, top_k, top_k_p,
 )

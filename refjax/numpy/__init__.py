@@ -66,3 +66,4 @@ from refjax._src.numpy import array_methods as _array_methods  # noqa: E402
 import sys as _sys  # noqa: E402
 _array_methods.install(_sys.modules[__name__])
 from refjax.numpy import linalg  # noqa: E402,F401
+from refjax.numpy import fft  # noqa: E402,F401

@@ -10,54 +10,49 @@ NumPy arithmetic.  No goal is set (the issue asks for bit-identity, not
 speed); results are checked, timings are recorded.
 """
 import importlib
-import importlib.util
 
 import numpy as np
 import pytest
+from bench_impls import available, load, tag
 
 N = 100_000
+ROWS = available("numpy", "refjax", "jax")  # autograd has no PRNG of its own
 
 
-def _available():
-    impls = ["refjax", "numpy"]
-    if importlib.util.find_spec("jax") is not None:
-        impls.append("jax")
-    return impls
-
-
-def _normal_fn(name):
-    if name == "numpy":
+def _normal_fn(impl):
+    if impl.name == "numpy":
         rng = np.random.default_rng(0)
         return lambda: rng.standard_normal(N, dtype=np.float32)
-    jax = importlib.import_module(name)
-    random = importlib.import_module(name + ".random")
+    random = importlib.import_module(impl.name + ".random")
     key = random.key(0)
     return lambda: random.normal(key, (N,)).block_until_ready()
 
 
-def _split_fn(name):
-    if name == "numpy":
+def _split_fn(impl):
+    if impl.name == "numpy":
         seq = np.random.SeedSequence(0)
         return lambda: seq.spawn(1000)
-    random = importlib.import_module(name + ".random")
+    random = importlib.import_module(impl.name + ".random")
     key = random.key(0)
     return lambda: random.split(key, 1000).block_until_ready()
 
 
-@pytest.mark.parametrize("name", _available())
+@pytest.mark.parametrize("name", ROWS)
 def test_normal_100k(benchmark, name):
-    benchmark.group = "normal(key, (100000,)) float32, eager"
-    fn = _normal_fn(name)
+    impl = load(name)
+    tag(benchmark, "random_normal", "normal(key, (100000,)) float32, eager", impl)
+    fn = _normal_fn(impl)
     fn()
     out = np.asarray(benchmark.pedantic(fn, rounds=20, iterations=1, warmup_rounds=2))
     assert out.shape == (N,) and out.dtype == np.float32
     assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
 
 
-@pytest.mark.parametrize("name", _available())
+@pytest.mark.parametrize("name", ROWS)
 def test_split_1000(benchmark, name):
-    benchmark.group = "split(key, 1000)"
-    fn = _split_fn(name)
+    impl = load(name)
+    tag(benchmark, "random_split", "split(key, 1000)", impl)
+    fn = _split_fn(impl)
     fn()
     out = benchmark.pedantic(fn, rounds=50, iterations=1, warmup_rounds=2)
     assert len(out) == 1000

@@ -267,7 +267,7 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     out = _accumulate(xp, x, w, out_spatial, window_strides, rhs_dilation,
                       feature_group_count, batch_group_count)
     with np.errstate(all="ignore"):
-        result = xp.transpose(out, np.argsort(dn.out_spec))
+        result = xp.transpose(out, tuple(int(d) for d in np.argsort(dn.out_spec)))
         return result.astype(out_dtype)
 
 

@@ -109,6 +109,71 @@ def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
     return out.reshape(batch + lf + rf).astype(out_dtype, copy=False)
 
 
+def _specialize_dot_general(avals_in, avals_out, dimension_numbers, precision,
+                            preferred_element_type, out_sharding):
+    """``dot_general`` for fixed operand types (SPEC PERF-3): the layout work
+    of ``_dot_general_impl`` done once, leaving one ``matmul`` and the
+    transposes and casts that are not no-ops."""
+    lhs, rhs = avals_in
+    out_dtype = avals_out[0].dtype
+    (lc, rc), (lb, rb) = dimension_numbers
+    lfree = [i for i in range(len(lhs.shape)) if i not in lc and i not in lb]
+    rfree = [i for i in range(len(rhs.shape)) if i not in rc and i not in rb]
+    batch = tuple(lhs.shape[i] for i in lb)
+    lf = tuple(lhs.shape[i] for i in lfree)
+    rf = tuple(rhs.shape[i] for i in rfree)
+    k = math.prod(lhs.shape[i] for i in lc)
+    compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+    lperm, rperm = (*lb, *lfree, *lc), (*rb, *rc, *rfree)
+    a_shape = batch + (math.prod(lf), k)
+    b_shape = batch + (k, math.prod(rf))
+    out_shape = batch + lf + rf
+    xp = _xp()
+    # Each step is kept only when it changes something.
+    cast_l = lhs.dtype != compute
+    cast_r = rhs.dtype != compute
+    perm_l = lperm != tuple(range(len(lhs.shape)))
+    perm_r = rperm != tuple(range(len(rhs.shape)))
+    cast_out = compute != out_dtype
+    product = xp.multiply if k == 1 else xp.matmul
+
+    def kernel(a, b):
+        if cast_l:
+            a = a.astype(compute)
+        if cast_r:
+            b = b.astype(compute)
+        if perm_l:
+            a = xp.transpose(a, lperm)
+        if perm_r:
+            b = xp.transpose(b, rperm)
+        out = product(a.reshape(a_shape), b.reshape(b_shape)).reshape(out_shape)
+        return out.astype(out_dtype) if cast_out else out
+    return kernel
+
+
+dot_general_p.specialize = _specialize_dot_general
+
+
+def specialize_transposed_dot(avals_in, out_aval, params, permutation):
+    """A kernel of ``(lhs, rhs)`` computing ``transpose(dot_general(lhs, rhs),
+    permutation)`` when the permutation only swaps the lhs-free and
+    rhs-free blocks: that is ``dot_general(rhs, lhs)``, which BLAS writes
+    directly in the transposed layout (a reverse-mode weight gradient,
+    ``x.T @ g``, is the common case).  None for any other permutation.
+    The compiler fuses such pairs (SPEC PERF-3)."""
+    lhs, rhs = avals_in
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    nb = len(lb)
+    nl = len(lhs.shape) - len(lc) - nb
+    nr = len(rhs.shape) - len(rc) - nb
+    swapped = (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
+    if tuple(permutation) != swapped or nl == 0 or nr == 0:
+        return None
+    flipped = dict(params, dimension_numbers=((rc, lc), (rb, lb)))
+    kernel = _specialize_dot_general([rhs, lhs], [out_aval], **flipped)
+    return lambda a, b: kernel(b, a)
+
+
 def _dot_compute_dtype(a, b, out):
     """Accumulate in at least float32 / the output's integer width."""
     if out.kind in "iub":

@@ -27,6 +27,7 @@ from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray, Tracer
+from refjax._src.fperrors import quiet
 
 
 def _xp():
@@ -134,10 +135,10 @@ def _all_weak(avals):
 
 def _const(x, value):
     """``value`` as a constant of ``x``'s dtype: a Python scalar (weak)
-    when ``x`` is a weakly typed scalar, as JAX's rules make it, so that
-    derivatives of weak values stay weak; otherwise a NumPy array."""
+    when ``x`` is weakly typed (of any shape), as JAX's rules make it, so
+    that derivatives of weak values stay weak; otherwise a NumPy array."""
     aval = core.get_aval(x)
-    if aval.weak_type and aval.shape == ():
+    if aval.weak_type:
         scalar = dtypes.scalar_type_of(np.zeros((), aval.dtype))(value)
         if dtypes.dtype_and_weak_type(scalar)[0] == aval.dtype:
             return scalar
@@ -235,11 +236,13 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
         return ShapedArray(shape, dt, weak)
 
     def impl_(*bufs, **params):
-        with np.errstate(all="ignore"):
-            return impl(*bufs)
+        return quiet(impl, *bufs)   # XLA never warns (SPEC LAX-10)
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl_)
+    # Kernels take only operands; compiled programs already run with
+    # warnings off (SPEC PERF-3).
+    prim.specialize = lambda avals_in, avals_out, **params: impl
     # Batching (SPEC VMAP-2): unary ops keep the batch dim; n-ary ones
     # align operands as broadcasting requires.
     batching.defbroadcasting(prim)
@@ -1085,6 +1088,15 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     Returns ``operand`` itself when dtype and weak type already match and it
     is an array; Python scalars become arrays.
     """
+    if not isinstance(new_dtype, np.dtype):
+        pass
+    elif type(operand) is core.ArrayImpl:
+        if operand._dtype is new_dtype and operand.weak_type == bool(weak_type):
+            return operand      # eager promotion that changes nothing
+    elif type(operand) in _FAST_SCALARS:
+        fast = _scalar_array(operand, new_dtype, bool(weak_type))
+        if fast is not None:
+            return fast
     aval = core.get_aval(operand)
     if new_dtype is None:
         new_dtype = aval.dtype
@@ -1105,6 +1117,46 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                 operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype,
                                        weak_type=weak_type, sharding=None)
+
+
+_FAST_SCALARS = (int, float)
+_INT32_RANGE = range(-2**31, 2**31)
+_FLOAT32_MAX = builtins.float(np.finfo(np.float32).max)
+_INF = builtins.float("inf")
+
+
+def _scalar_array(value, dtype, weak_type):
+    """Python ``value`` as a 0-d array of ``dtype`` when that conversion is
+    exact in kind and cannot overflow (the ``x * 2`` of eager code, SPEC
+    PERF-1); None leaves every other case to ``convert_element_type``."""
+    kind = dtype.kind
+    if type(value) is int:
+        if value not in _INT32_RANGE:
+            return None         # range checks and wrapping: the general path
+        if kind in "iu":
+            info = _int_bounds(dtype)
+            if not info[0] <= value <= info[1]:
+                return None
+        elif kind not in "fc":
+            return None
+    elif kind not in "fc" or (dtype.itemsize < 8 and _FLOAT32_MAX < builtins.abs(value)
+                              < _INF):
+        return None             # float to int, or overflow to inf
+    if dtype.itemsize < 4 and kind in "fc":
+        return None             # half precision: rounding through casting.convert
+    buffer = _backend.get().asarray(np.asarray(value, dtype))
+    return core.ArrayImpl(buffer, dtype, weak_type)
+
+
+_INT_BOUNDS = {}
+
+
+def _int_bounds(dtype):
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
+    return bounds
 
 
 def _convert_extended(operand, aval, new_dtype):

@@ -59,7 +59,8 @@ def _per_matrix(fn, x, n_out, nan_shapes):
     ``nan_shapes`` (the per-matrix output shapes)."""
     xp = _xp()
     try:
-        return fn(x)
+        with _backend.get().linalg_errors():
+            return fn(x)
     except _linalg_error():
         pass
     batch = x.shape[:-2]
@@ -67,7 +68,8 @@ def _per_matrix(fn, x, n_out, nan_shapes):
     outs = [[] for _ in range(n_out)]
     for m in flat:
         try:
-            res = fn(m)
+            with _backend.get().linalg_errors():
+                res = fn(m)
         except _linalg_error():
             res = [xp.full(s, np.nan, dtype=dt) for s, dt in nan_shapes]
         for acc, r in zip(outs, res):
@@ -231,8 +233,10 @@ def _triangular_solve_impl(a, b, left_side, lower, transpose_a, conjugate_a,
 
 def _solve_or_nan(xp, a, b):
     """``solve(a, b)``; a singular matrix gives NaNs (as XLA's does)."""
+    errors = _backend.get().linalg_errors
     try:
-        return xp.linalg.solve(a, b)
+        with errors():
+            return xp.linalg.solve(a, b)
     except _linalg_error():
         pass
     flat_a = a.reshape((-1,) + a.shape[-2:])
@@ -240,7 +244,8 @@ def _solve_or_nan(xp, a, b):
     outs = []
     for m, r in zip(flat_a, flat_b):
         try:
-            outs.append(xp.linalg.solve(m, r))
+            with errors():
+                outs.append(xp.linalg.solve(m, r))
         except _linalg_error():
             outs.append(xp.full(r.shape, np.nan, dtype=r.dtype))
     return xp.stack(outs).reshape(b.shape)

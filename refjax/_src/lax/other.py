@@ -62,7 +62,7 @@ def _top_k_impl(x, k, axis):
     xp = _xp()
     moved = xp.flip(xp.moveaxis(x, axis, -1), -1)
     n = moved.shape[-1]
-    ascending = xp.lexsort(list(reversed(_ascending_keys(moved))), axis=-1)
+    ascending = _backend.get().lexsort(list(reversed(_ascending_keys(moved))))
     order = (n - 1 - xp.flip(ascending, -1))[..., :k]
     values = xp.take_along_axis(xp.flip(moved, -1), order, axis=-1)
     return [xp.moveaxis(values, -1, axis),

@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from refjax._src import ad, batching, core, dtypes
+from refjax._src.backend import get as _backend
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
@@ -85,13 +86,13 @@ reduce_prod_p = _reduction("reduce_prod", _num, _prod_impl)
 reduce_max_p = _reduction("reduce_max", _any, _max_reduce_impl)
 reduce_min_p = _reduction("reduce_min", _any, _min_reduce_impl)
 reduce_and_p = _reduction("reduce_and", _ints_bool,
-                          lambda x, axes: _xp().bitwise_and.reduce(x, axis=axes)
+                          lambda x, axes: _backend().reduce("bitwise_and", x, axes)
                           if x.dtype != np.bool_ else _xp().all(x, axis=axes))
 reduce_or_p = _reduction("reduce_or", _ints_bool,
-                         lambda x, axes: _xp().bitwise_or.reduce(x, axis=axes)
+                         lambda x, axes: _backend().reduce("bitwise_or", x, axes)
                          if x.dtype != np.bool_ else _xp().any(x, axis=axes))
 reduce_xor_p = _reduction("reduce_xor", _ints_bool,
-                          lambda x, axes: _xp().bitwise_xor.reduce(x, axis=axes)
+                          lambda x, axes: _backend().reduce("bitwise_xor", x, axes)
                           if x.dtype != np.bool_ else (_xp().sum(x, axis=axes) % 2).astype(bool))
 
 
@@ -275,7 +276,7 @@ def _cumulative(name, classes, impl):
 
 
 def _cumlogsumexp_impl(x, axis):
-    return _xp().logaddexp.accumulate(x, axis=axis)
+    return _backend().cumulative("logaddexp", x, axis)
 
 
 cumsum_p, cumsum = _cumulative(
@@ -283,9 +284,9 @@ cumsum_p, cumsum = _cumulative(
 cumprod_p, cumprod = _cumulative(
     "cumprod", _num, lambda x, axis: _xp().cumprod(x, axis=axis, dtype=x.dtype))
 cummax_p, cummax = _cumulative(
-    "cummax", _any, lambda x, axis: _xp().maximum.accumulate(x, axis=axis))
+    "cummax", _any, lambda x, axis: _backend().cumulative("maximum", x, axis))
 cummin_p, cummin = _cumulative(
-    "cummin", _any, lambda x, axis: _xp().minimum.accumulate(x, axis=axis))
+    "cummin", _any, lambda x, axis: _backend().cumulative("minimum", x, axis))
 cumlogsumexp_p, cumlogsumexp = _cumulative("cumlogsumexp", _float, _cumlogsumexp_impl)
 
 

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, batching, core, dtypes
+from refjax._src import ad, backend, batching, core, dtypes
 from refjax._src.core import Primitive
 from refjax._src.lax import lax
 from refjax._src.lax.lax import _xp
@@ -58,7 +58,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
     for k in moved[:num_keys]:
         keys.extend(_sort_key(k))
     # lexsort sorts by the last key first.
-    perm = xp.lexsort(list(reversed(keys)), axis=-1)
+    perm = backend.get().lexsort(list(reversed(keys)))
     return [xp.moveaxis(xp.take_along_axis(o, perm, axis=-1), -1, dimension)
             for o in moved]
 

@@ -32,7 +32,7 @@ _SCALAR_TYPES = core._SCALAR_TYPES
 def check_arraylike(fun_name, *args):
     """TypeError naming ``fun_name`` for a non-array argument (lists included)."""
     for pos, arg in enumerate(args):
-        if not core.is_array_like(arg):
+        if type(arg) is not ArrayImpl and not core.is_array_like(arg):
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{type(arg)} at position {pos}.")
 
@@ -63,6 +63,13 @@ def ensure_arraylike(fun_name, *args):
     if len(args) == 1:
         return asarray(args[0])
     return tuple(asarray(a) for a in args)
+
+
+def _shape_of(x):
+    """``x``'s shape, without building an aval for a concrete array."""
+    if type(x) is ArrayImpl and x._buffer is not None:
+        return x._buffer.shape
+    return _aval(x).shape
 
 
 def _aval(x):
@@ -206,7 +213,7 @@ def promote_shapes(fun_name, *args):
     """
     if len(args) < 2:
         return [asarray(a) for a in args]
-    shapes = [_aval(a).shape for a in args]
+    shapes = [_shape_of(a) for a in args]
     first = len(shapes[0])
     if all(len(s) == first for s in shapes[1:]):
         return [asarray(a) for a in args]
@@ -276,8 +283,51 @@ def _broadcast_arrays(*args):
     return [_broadcast_to(a, shape) for a in args]
 
 
+def _uniform_arrays(args):
+    """Whether every argument is a concrete array of one shape, dtype and
+    weak type (not a weak boolean): then promotion changes nothing, and the
+    eager ``x + y`` skips it (SPEC PERF-1)."""
+    first = args[0]
+    if type(first) is not ArrayImpl or first._buffer is None:
+        return False
+    key = (first._buffer.shape, first._dtype, first.weak_type)
+    if key[1] == dtypes.bool_ and key[2]:
+        return False            # promotion makes weak booleans strong
+    for a in args[1:]:
+        if (type(a) is not ArrayImpl or a._buffer is None
+                or (a._buffer.shape, a._dtype, a.weak_type) != key):
+            return False
+    return True
+
+
+def _array_and_scalar(args):
+    """``(x, 2)`` or ``(2.5, x)`` for a concrete float, complex or integer
+    array ``x`` and a Python scalar whose kind does not lift ``x``'s dtype:
+    the scalar is weak, so the result has ``x``'s dtype and weak type
+    (SPEC DT-3) and only the scalar needs converting (SPEC PERF-1).
+    None for anything else."""
+    if len(args) != 2:
+        return None
+    first, second = args
+    array, scalar = (first, second) if type(first) is ArrayImpl else (second, first)
+    if type(array) is not ArrayImpl or type(scalar) not in (int, float):
+        return None
+    kind = array._dtype.kind
+    if not (kind in "fc" or (kind in "iu" and type(scalar) is int)):
+        return None
+    converted = lax._scalar_array(scalar, array._dtype, array.weak_type)
+    if converted is None:
+        return None
+    return (array, converted) if array is first else (converted, array)
+
+
 def promote_args(fun_name, *args):
     """check_arraylike, promote_dtypes and promote_shapes, in that order."""
+    if _uniform_arrays(args):
+        return args
+    fast = _array_and_scalar(args)
+    if fast is not None:
+        return fast
     check_arraylike(fun_name, *args)
     try:
         promoted = promote_dtypes(*args)

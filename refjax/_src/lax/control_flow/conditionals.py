@@ -173,16 +173,22 @@ def _trace_branch(fun, in_tree, avals, name):
 def _merge_consts(traced):
     """All branches take the same leading consts: the concatenation of each
     branch's, a value shared by several passed once (SPEC CF-14)."""
-    consts, slot = [], {}
+    consts, slot, positions = [], {}, []
     for _, cs in traced:
+        used = []
         for c in cs:
-            if _const_key(c) not in slot:
-                slot[_const_key(c)] = len(consts)
+            i = slot.get(_const_key(c))
+            if i is None or i in used:
+                # Equal contents twice in one branch are still two inputs.
+                i = len(consts)
                 consts.append(c)
+                slot.setdefault(_const_key(c), i)
+            used.append(i)
+        positions.append(used)
     branches = []
-    for closed, cs in traced:
+    for (closed, cs), used in zip(traced, positions):
         jaxpr = closed.jaxpr
-        mine = {slot[_const_key(c)]: v for c, v in zip(cs, jaxpr.invars)}
+        mine = dict(zip(used, jaxpr.invars))
         lead = [mine[i] if i in mine else Var(core.get_aval(c)) for i, c in enumerate(consts)]
         new = jaxpr.replace(invars=lead + list(jaxpr.invars[len(cs):]))
         branches.append(ClosedJaxpr(new, closed.consts))
@@ -275,7 +281,7 @@ cond_p = Primitive("cond", multiple_results=True)
 @cond_p.def_impl
 def _cond_impl(index, *ops, branches):
     """Run only the chosen branch (the index is clamped, as XLA does)."""
-    i = int(np.clip(np.asarray(index), 0, len(branches) - 1))
+    i = int(np.clip(backend.get().to_host(index), 0, len(branches) - 1))
     return executable_for(branches[i])(*ops)
 
 

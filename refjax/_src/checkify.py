@@ -1,0 +1,348 @@
+"""``jax.experimental.checkify``: run-time checks as values (SPEC NAN-4, NAN-5).
+
+``checkify(f, errors)`` traces ``f`` to a jaxpr and evaluates it equation by
+equation, binding each primitive on the current trace (so it works eagerly
+and under an outer ``jit``) and, for the enabled error categories, computing
+a predicate "this equation failed" next to it: NaN produced by a floating
+point primitive, an out-of-bounds start of ``dynamic_slice``,
+``dynamic_update_slice``, ``gather`` or a scatter, integer division by zero, and the
+user's ``check`` calls.  The predicates and their payloads are returned as
+an ``Error`` pytree; ``Error.get()`` names the first failed check in program
+order.  Nested ``jit`` equations are checked inside; the bodies of control
+flow primitives are not (refjax limitation).
+
+``check`` outside ``checkify`` raises at once when run eagerly and cannot be
+staged: tracing it raises ``ValueError``.
+"""
+import contextlib
+
+import numpy as np
+
+from refjax._src import core
+from refjax._src import dtypes
+from refjax._src import partial_eval as pe
+from refjax._src import tree_util
+from refjax._src.api import jit_p
+from refjax._src.core import Literal, Primitive
+
+
+class JaxRuntimeError(ValueError):
+    """The error ``Error.throw()`` and eager ``check`` raise (a ValueError, as in JAX)."""
+
+
+class ErrorCategory:
+    """An error kind; ``errors=`` takes a frozenset of them."""
+
+
+class FailedCheckError(ErrorCategory):
+    pass
+
+
+class NaNError(ErrorCategory):
+    pass
+
+
+class OOBError(ErrorCategory):
+    pass
+
+
+class DivisionByZeroError(ErrorCategory):
+    pass
+
+
+user_checks = frozenset({FailedCheckError})
+nan_checks = frozenset({NaNError})
+index_checks = frozenset({OOBError})
+div_checks = frozenset({DivisionByZeroError})
+float_checks = nan_checks | div_checks
+automatic_checks = float_checks | index_checks
+all_checks = automatic_checks | user_checks
+
+# Primitives whose floating outputs are checked for NaN (as JAX's list).
+_NAN_PRIMITIVES = frozenset({
+    "acos", "acosh", "add", "asin", "asinh", "atan2", "atan", "atanh",
+    "bessel_i0e", "bessel_i1e", "cbrt", "conv_general_dilated", "cos", "cosh",
+    "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "digamma",
+    "dot_general", "erf_inv", "erf", "erfc", "exp", "expm1", "fft",
+    "igamma_grad_a", "igamma", "igammac", "integer_pow", "lgamma",
+    "linear_solve", "log1p", "log", "logistic", "mul", "pad", "pow", "psum",
+    "reduce", "reduce_prod", "reduce_sum", "reduce_window", "reduce_window_sum",
+    "regularized_incomplete_beta", "rem", "rng_uniform", "rsqrt", "sin", "sinh",
+    "sqrt", "sub", "tan", "tanh", "div"})
+
+
+# ---------------------------------------------------------------------------
+# check
+# ---------------------------------------------------------------------------
+
+check_p = Primitive("check", multiple_results=True)
+_functionalizing = [0]
+
+
+@contextlib.contextmanager
+def _allow_checks():
+    _functionalizing[0] += 1
+    try:
+        yield
+    finally:
+        _functionalizing[0] -= 1
+
+
+@check_p.def_abstract_eval
+def _check_abstract_eval(pred, *fmt_avals, msg, fmt_tree):
+    if not _functionalizing[0]:
+        raise ValueError(
+            "Cannot abstractly evaluate a checkify.check which was not "
+            "functionalized. This probably means you tried to stage "
+            "(jit/scan/pmap/...) a `check` without functionalizing it through "
+            "`checkify.checkify`.")
+    return []
+
+
+@check_p.def_impl
+def _check_impl(pred, *fmt_args, msg, fmt_tree):
+    if not bool(np.asarray(pred)):
+        raise JaxRuntimeError(_failed_check_message(msg, fmt_tree, fmt_args))
+    return []
+
+
+def _failed_check_message(msg, fmt_tree, fmt_leaves):
+    args, kwargs = tree_util.tree_unflatten(fmt_tree, list(fmt_leaves))
+    return msg.format(*args, **kwargs) + " (`check` failed)"
+
+
+def check(pred, msg, *fmt_args, **fmt_kwargs):
+    """Fails with ``msg`` (formatted with the arrays ``fmt_args``/``fmt_kwargs``)
+    where the scalar boolean ``pred`` is False (SPEC NAN-5)."""
+    from refjax._src.array import Array
+    if not (isinstance(pred, bool) or isinstance(pred, Array) and pred.shape == ()
+            and pred.dtype == np.dtype(bool)):
+        raise TypeError(f"check takes a scalar pred as argument, got {pred}")
+    leaves, fmt_tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
+    for leaf in leaves:
+        if not isinstance(leaf, (Array, np.ndarray)):
+            raise TypeError("Formatting arguments to checkify.check need to be "
+                            f"PyTrees of arrays, but got {leaf!r} of type {type(leaf)}.")
+    if core.current_trace() is core.eval_trace:
+        # Eager, outside any trace: the check runs now.
+        _check_impl(pred, *leaves, msg=msg, fmt_tree=fmt_tree)
+        return
+    check_p.bind(pred, *leaves, msg=msg, fmt_tree=fmt_tree)
+
+
+# ---------------------------------------------------------------------------
+# Error values
+# ---------------------------------------------------------------------------
+
+class Error:
+    """The checks of one checkified call: for each, a boolean "failed" and the
+    values its message needs.  A pytree (the values are its leaves), so it can
+    be returned from ``jit``."""
+
+    def __init__(self, preds, payloads, messages):
+        self._preds = tuple(preds)
+        self._payloads = tuple(payloads)
+        self._messages = tuple(messages)  # payload -> message, one per check
+
+    def get(self):
+        """The message of the first failed check, or None (SPEC NAN-4)."""
+        for pred, payload, message in zip(self._preds, self._payloads, self._messages):
+            if np.ndim(pred):
+                raise NotImplementedError(
+                    "refjax: Error.get of a batched (vmapped) checkify error")
+            if bool(np.asarray(pred)):
+                return message(payload)
+        return None
+
+    def throw(self):
+        """Raises ``JaxRuntimeError`` with ``get()``'s message if a check failed."""
+        message = self.get()
+        if message is not None:
+            raise JaxRuntimeError(message)
+
+    def __str__(self):
+        return f"Error({self.get()})"
+
+    __repr__ = __str__
+
+
+tree_util.register_pytree_node(
+    Error,
+    lambda e: ((e._preds, e._payloads), e._messages),
+    lambda messages, children: Error(children[0], children[1], messages))
+
+init_error = Error((), (), ())
+
+
+def check_error(error):
+    """Raise ``error`` if it holds a failed check (the checkified result
+    re-raised outside ``checkify``)."""
+    error.throw()
+
+
+# ---------------------------------------------------------------------------
+# checkify
+# ---------------------------------------------------------------------------
+
+def checkify(f, errors=user_checks):
+    """``f`` returning ``(Error, out)``: its checks as a value (SPEC NAN-4)."""
+    errors = frozenset(errors)
+
+    def checked(*args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        out_trees = []
+
+        def flat(*xs):
+            a, k = tree_util.tree_unflatten(in_tree, list(xs))
+            out_leaves, out_tree = tree_util.tree_flatten(f(*a, **k))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        with _allow_checks():
+            closed = pe.trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+        records = []
+        outs = _eval_checked(closed.jaxpr, closed.consts, leaves, errors, records)
+        error = Error(*zip(*records)) if records else init_error
+        return error, tree_util.tree_unflatten(out_trees[0], outs)
+
+    return checked
+
+
+def _eval_checked(jaxpr, consts, args, errors, records):
+    env = {}
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[v]
+
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        invals = [read(v) for v in eqn.invars]
+        if eqn.primitive is check_p:
+            if FailedCheckError in errors:
+                records.append(_user_check(invals, **eqn.params))
+            continue
+        if eqn.primitive is jit_p:
+            inner = eqn.params["jaxpr"]
+            outs = _eval_checked(inner.jaxpr, inner.consts, invals, errors, records)
+        else:
+            out = eqn.primitive.bind(*invals, **eqn.params)
+            outs = out if eqn.primitive.multiple_results else [out]
+            records.extend(_automatic_checks(eqn, invals, outs, errors))
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+
+
+# The checks below are written with jax.numpy so that they trace under jit.
+
+def _user_check(invals, msg, fmt_tree):
+    from refjax import numpy as jnp
+    pred, *fmt = invals
+    return (jnp.logical_not(pred), tuple(fmt),
+            lambda payload: _failed_check_message(msg, fmt_tree, payload))
+
+
+def _automatic_checks(eqn, invals, outs, errors):
+    name = eqn.primitive.name
+    found = []
+    if DivisionByZeroError in errors and name in ("div", "rem"):
+        found.extend(_division_check(invals))
+    if OOBError in errors and name in _OOB_CHECKS:
+        found.append(_OOB_CHECKS[name](eqn, invals))
+    if NaNError in errors and name in _NAN_PRIMITIVES:
+        found.extend(_nan_check(name, outs))
+    return found
+
+
+def _nan_check(name, outs):
+    from refjax import numpy as jnp
+    floating = [o for o in outs if dtypes.issubdtype(o.dtype, np.inexact)]
+    if not floating:
+        return []
+    pred = jnp.any(jnp.stack([jnp.any(jnp.isnan(o)) for o in floating]))
+    return [(pred, (), lambda _: f"nan generated by primitive: {name}.")]
+
+
+def _division_check(invals):
+    from refjax import numpy as jnp
+    _, y = invals
+    if not dtypes.issubdtype(y.dtype, np.integer):
+        return []
+    return [(jnp.any(jnp.asarray(y) == 0), (), lambda _: "division by zero")]
+
+
+def _oob_record(mask, starts, axes, shape):
+    """The first out-of-bounds start: its value, axis and that axis' size."""
+    from refjax import numpy as jnp
+    if not len(axes):
+        return False, (), None
+    flat = jnp.argmax(jnp.ravel(mask))
+    axis = jnp.asarray(np.asarray(axes, np.int32))[flat % len(axes)]
+    payload = jnp.stack([jnp.ravel(starts)[flat].astype(np.int32), axis,
+                         jnp.asarray(np.asarray(shape, np.int32))[axis]])
+
+    def message(p):
+        index, ax, size = (int(v) for v in np.asarray(p))
+        return (f"out-of-bounds indexing for array of shape {tuple(shape)}: index "
+                f"{index} is out of bounds for axis {ax} with size {size}. ")
+    return jnp.any(mask), payload, message
+
+
+def _dynamic_slice_oob(eqn, invals):
+    from refjax import numpy as jnp
+    operand, *starts = invals
+    shape = core.get_aval(operand).shape
+    starts = jnp.stack([jnp.asarray(s) for s in starts]) if starts else jnp.zeros(0, int)
+    limits = np.asarray(shape) - np.asarray(eqn.params["slice_sizes"])
+    mask = (starts < 0) | (starts > limits.astype(starts.dtype))
+    return _oob_record(mask, starts, range(len(shape)), shape)
+
+
+def _dynamic_update_slice_oob(eqn, invals):
+    from refjax import numpy as jnp
+    operand, update, *starts = invals
+    shape = core.get_aval(operand).shape
+    starts = jnp.stack([jnp.asarray(s) for s in starts]) if starts else jnp.zeros(0, int)
+    limits = np.asarray(shape) - np.asarray(core.get_aval(update).shape)
+    mask = (starts < 0) | (starts > limits.astype(starts.dtype))
+    return _oob_record(mask, starts, range(len(shape)), shape)
+
+
+def _gather_oob(eqn, invals):
+    from refjax import numpy as jnp
+    operand, indices = invals
+    shape = core.get_aval(operand).shape
+    dnums = eqn.params["dimension_numbers"]
+    index_map = np.asarray(dnums.start_index_map, int)
+    sizes = np.asarray(eqn.params["slice_sizes"])
+    limits = (np.asarray(shape)[index_map] - sizes[index_map]).astype(np.int32)
+    indices = jnp.asarray(indices)
+    mask = (indices < 0) | (indices > limits.astype(indices.dtype))
+    return _oob_record(mask, indices, index_map.tolist(), shape)
+
+
+def _scatter_oob(eqn, invals):
+    """Each index component against its operand axis, less the size of the
+    update window along that axis (1 for inserted and batching axes)."""
+    from refjax import numpy as jnp
+    operand, indices, updates = invals
+    shape = core.get_aval(operand).shape
+    update_shape = core.get_aval(updates).shape
+    dnums = eqn.params["dimension_numbers"]
+    windows = iter(dnums.update_window_dims)
+    sizes = [1 if i in dnums.inserted_window_dims or i in dnums.operand_batching_dims
+             else update_shape[next(windows)] for i in range(len(shape))]
+    index_map = np.asarray(dnums.scatter_dims_to_operand_dims, int)
+    limits = (np.asarray(shape)[index_map] - np.asarray(sizes)[index_map]).astype(np.int32)
+    indices = jnp.asarray(indices)
+    mask = (indices < 0) | (indices > limits.astype(indices.dtype))
+    return _oob_record(mask, indices, index_map.tolist(), shape)
+
+
+_OOB_CHECKS = {"dynamic_slice": _dynamic_slice_oob,
+               "dynamic_update_slice": _dynamic_update_slice_oob,
+               "gather": _gather_oob,
+               **{name: _scatter_oob for name in (
+                   "scatter", "scatter-add", "scatter-sub", "scatter-mul",
+                   "scatter-min", "scatter-max")}}

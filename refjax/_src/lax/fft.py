@@ -1,0 +1,121 @@
+"""``lax.fft``: the discrete Fourier transform primitive (SPEC NP-70).
+
+One primitive over the trailing ``len(fft_lengths)`` axes, in four kinds
+(``FftType``): complex to complex forward and inverse, real to half
+spectrum (RFFT) and half spectrum to real (IRFFT).  The inverse kinds
+include the ``1 / n`` scaling, as NumPy's default ``norm="backward"``.
+Outputs follow the 32-bit defaults: float32 gives complex64 and back.
+"""
+import enum
+
+import numpy as np
+
+from refjax._src import ad
+from refjax._src import backend as _backend
+from refjax._src import batching
+from refjax._src import core
+from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax, shapes
+
+
+class FftType(enum.IntEnum):
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+    def __str__(self):
+        # Jaxprs print the kind as its number, as JAX 0.10.2 does.
+        return str(int(self))
+
+
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+_REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
+
+fft_p = Primitive("fft")
+
+
+@fft_p.def_abstract_eval
+def _fft_abstract_eval(x, fft_type, fft_lengths):
+    n = len(fft_lengths)
+    if x.ndim < n:
+        raise ValueError(f"FFT of rank {n} needs an operand of at least that rank, "
+                         f"got shape {x.shape}")
+    batch = x.shape[:x.ndim - n]
+    if fft_type == FftType.RFFT:
+        return ShapedArray(batch + fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,),
+                           _COMPLEX_OF[x.dtype])
+    if fft_type == FftType.IRFFT:
+        return ShapedArray(batch + tuple(fft_lengths), _REAL_OF[x.dtype])
+    return ShapedArray(x.shape, x.dtype)
+
+
+@fft_p.def_impl
+def _fft_impl(x, fft_type, fft_lengths):
+    xp = _backend.get().xp
+    axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
+    kernel = {FftType.FFT: xp.fft.fftn, FftType.IFFT: xp.fft.ifftn,
+              FftType.RFFT: xp.fft.rfftn, FftType.IRFFT: xp.fft.irfftn}[fft_type]
+    out = kernel(x, s=tuple(fft_lengths), axes=axes)
+    aval = _fft_abstract_eval(core.ShapedArray(x.shape, x.dtype), fft_type,
+                              fft_lengths)
+    return out.astype(aval.dtype)
+
+
+def _fft_transpose(ct, x, *, fft_type, fft_lengths):
+    """The DFT matrix is symmetric, so FFT and IFFT are their own
+    transposes; the real kinds go through the complex transform."""
+    if fft_type in (FftType.FFT, FftType.IFFT):
+        return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
+    if fft_type == FftType.RFFT:
+        return [_rfft_transpose(ct, fft_lengths)]
+    return [_irfft_transpose(ct, fft_lengths)]
+
+
+def _rfft_transpose(ct, fft_lengths):
+    """RFFT is ``real -> complex``, a full FFT, then keeping the first
+    ``n // 2 + 1`` bins; transposed: zero-pad, FFT, real part."""
+    n, kept = fft_lengths[-1], ct.shape[-1]
+    padding = [(0, 0, 0)] * (ct.ndim - 1) + [(0, n - kept, 0)]
+    padded = shapes.pad(ct, lax._const(ct, 0), padding)
+    full = fft_p.bind(padded, fft_type=FftType.FFT, fft_lengths=fft_lengths)
+    return lax.real(full)
+
+
+def _irfft_transpose(ct, fft_lengths):
+    """IRFFT reads each interior bin twice (it and its mirror image) and
+    scales by ``1 / N``; transposed: RFFT, weights 1, 2, ..., 2 (1 for the
+    Nyquist bin of an even length), the scale, then ``conj`` for JAX's
+    convention on cotangents of complex values (SPEC AD-3)."""
+    spectrum = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
+    n, bins = fft_lengths[-1], spectrum.shape[-1]
+    weights = np.full(bins, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    weights = weights / np.prod(fft_lengths)
+    scaled = lax.mul(spectrum, np.asarray(weights, spectrum.dtype))
+    return lax.conj(scaled)
+
+
+ad.deflinear(fft_p, _fft_transpose)
+
+
+def _fft_batch(axis_data, vals, dims, **params):
+    """The transform acts on trailing axes: the mapped axis goes to the front
+    (SPEC VMAP-63)."""
+    (x,), (bdim,) = vals, dims
+    return fft_p.bind(batching.moveaxis(x, bdim, 0), **params), 0
+
+
+fft_p.batch = _fft_batch
+
+
+def fft(x, fft_type, fft_lengths):
+    """The DFT of kind ``fft_type`` over the trailing ``len(fft_lengths)``
+    axes of ``x`` (SPEC NP-70)."""
+    if isinstance(fft_type, str):
+        fft_type = FftType[fft_type]
+    return fft_p.bind(x, fft_type=FftType(fft_type),
+                      fft_lengths=tuple(int(n) for n in fft_lengths))

@@ -1,0 +1,213 @@
+"""``jax.numpy.fft`` (SPEC NP-70).
+
+Every transform is one ``lax.fft`` over the requested axes, moved to the
+end: inputs are first promoted (to complex for the complex transforms, to
+a real float for ``rfft*``), each axis is cut or zero-padded to the length
+asked for, and ``norm`` scales the result.  The dtypes follow the 32-bit
+defaults: float32 and integers give complex64, as JAX does.
+"""
+import operator
+
+import numpy as np
+
+from refjax._src import core
+from refjax._src import dtypes
+from refjax._src import numpy_creation as creation
+from refjax._src.lax import lax, shapes
+from refjax._src.lax.fft import FftType, fft as lax_fft
+from refjax._src.numpy import lax_numpy, util
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2",
+           "fftn", "ifftn", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
+           "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = (None, "backward", "ortho", "forward")
+
+
+def _check_norm(norm):
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm}; should be "backward",'
+                         '"ortho" or "forward".')
+
+
+def _promote(func_name, a, fft_type):
+    a = util.ensure_arraylike(func_name, a)
+    if fft_type == FftType.RFFT:
+        if dtypes.issubdtype(a.dtype, np.complexfloating):
+            raise ValueError("only real valued inputs supported for rfft")
+        a, = util.promote_dtypes_inexact(a)
+        return a
+    a, = util.promote_dtypes_complex(a)
+    return a
+
+
+def _resize(a, axis, n):
+    """``a`` cut or zero-padded to length ``n`` along ``axis``."""
+    size = a.shape[axis]
+    if n < size:
+        return shapes.slice_in_dim(a, 0, n, axis=axis)
+    if n > size:
+        config = [(0, 0, 0)] * a.ndim
+        config[axis] = (0, n - size, 0)
+        return shapes.pad(a, lax._const(a, 0), config)
+    return a
+
+
+def _axes_and_lengths(a, s, axes, fft_type):
+    if axes is None:
+        axes = tuple(range(a.ndim)) if s is None else tuple(range(-len(s), 0))
+    axes = tuple(core.canonicalize_axis(operator.index(ax), a.ndim) for ax in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"jax.numpy.fft functions require unique axes, got {axes}")
+    if s is None:
+        s = [a.shape[ax] for ax in axes]
+        if fft_type == FftType.IRFFT:
+            s[-1] = 2 * (a.shape[axes[-1]] - 1)
+    elif len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    return axes, tuple(operator.index(n) for n in s)
+
+
+def _scale(out, norm, lengths, inverse):
+    """NumPy's ``norm``: 'backward' scales only the inverse (which lax.fft
+    already does), 'forward' only the forward transform, 'ortho' both by
+    ``1 / sqrt(n)``."""
+    n = float(np.prod(lengths))
+    if norm in (None, "backward"):
+        return out
+    if norm == "ortho":
+        factor = np.sqrt(n) if inverse else 1 / np.sqrt(n)
+    else:
+        factor = n if inverse else 1 / n
+    return lax.mul(out, lax._const(out, factor))
+
+
+def _fftn(func_name, fft_type, a, s, axes, norm):
+    _check_norm(norm)
+    a = _promote(func_name, a, fft_type)
+    axes, lengths = _axes_and_lengths(a, s, axes, fft_type)
+    last = len(axes) - 1
+    for i, (ax, n) in enumerate(zip(axes, lengths)):
+        # The half spectrum of IRFFT's last axis holds n // 2 + 1 bins.
+        want = n // 2 + 1 if (fft_type == FftType.IRFFT and i == last) else n
+        a = _resize(a, ax, want)
+    ends = tuple(range(a.ndim - len(axes), a.ndim))
+    moved = lax_numpy.moveaxis(a, axes, ends)
+    out = lax_fft(moved, fft_type, lengths)
+    out = lax_numpy.moveaxis(out, ends, axes)
+    return _scale(out, norm, lengths, fft_type in (FftType.IFFT, FftType.IRFFT))
+
+
+def _one_axis(func_name, fft_type, a, n, axis, norm):
+    return _fftn(func_name, fft_type, a, None if n is None else [n], [axis], norm)
+
+
+def fft(a, n=None, axis=-1, norm=None):
+    """The 1-D discrete Fourier transform (SPEC NP-70)."""
+    return _one_axis("fft", FftType.FFT, a, n, axis, norm)
+
+
+def ifft(a, n=None, axis=-1, norm=None):
+    """The inverse of ``fft`` (SPEC NP-70)."""
+    return _one_axis("ifft", FftType.IFFT, a, n, axis, norm)
+
+
+def rfft(a, n=None, axis=-1, norm=None):
+    """The ``n // 2 + 1`` non-negative frequencies of a real signal (SPEC NP-70)."""
+    return _one_axis("rfft", FftType.RFFT, a, n, axis, norm)
+
+
+def irfft(a, n=None, axis=-1, norm=None):
+    """The real signal of a half spectrum; ``n`` defaults to ``2 * (m - 1)`` (SPEC NP-70)."""
+    return _one_axis("irfft", FftType.IRFFT, a, n, axis, norm)
+
+
+def hfft(a, n=None, axis=-1, norm=None):
+    """The real spectrum of a Hermitian-symmetric signal: ``irfft`` of the
+    conjugate, scaled the other way (SPEC NP-70)."""
+    a = _promote("hfft", a, FftType.FFT)
+    n = 2 * (a.shape[axis] - 1) if n is None else n
+    swapped = {None: "forward", "backward": "forward", "forward": "backward",
+               "ortho": "ortho"}
+    _check_norm(norm)
+    return irfft(lax.conj(a), n, axis, swapped[norm])
+
+
+def ihfft(a, n=None, axis=-1, norm=None):
+    """The inverse of ``hfft``: the conjugate of a forward-scaled ``rfft`` (SPEC NP-70)."""
+    swapped = {None: "forward", "backward": "forward", "forward": "backward",
+               "ortho": "ortho"}
+    _check_norm(norm)
+    return lax.conj(rfft(a, n, axis, swapped[norm]))
+
+
+def fftn(a, s=None, axes=None, norm=None):
+    """The N-D transform over ``axes`` (all by default) (SPEC NP-70)."""
+    return _fftn("fftn", FftType.FFT, a, s, axes, norm)
+
+
+def ifftn(a, s=None, axes=None, norm=None):
+    return _fftn("ifftn", FftType.IFFT, a, s, axes, norm)
+
+
+def rfftn(a, s=None, axes=None, norm=None):
+    return _fftn("rfftn", FftType.RFFT, a, s, axes, norm)
+
+
+def irfftn(a, s=None, axes=None, norm=None):
+    return _fftn("irfftn", FftType.IRFFT, a, s, axes, norm)
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None):
+    return _fftn("fft2", FftType.FFT, a, s, axes, norm)
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    return _fftn("ifft2", FftType.IFFT, a, s, axes, norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    return _fftn("rfft2", FftType.RFFT, a, s, axes, norm)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    return _fftn("irfft2", FftType.IRFFT, a, s, axes, norm)
+
+
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
+    """Sample frequencies ``[0, 1, ..., -1] / (d * n)``, default float (SPEC NP-70)."""
+    n = operator.index(n)
+    k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
+    return _frequencies(k, n, d, dtype)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
+    """The non-negative frequencies of ``rfft`` (SPEC NP-70)."""
+    n = operator.index(n)
+    return _frequencies(np.arange(n // 2 + 1), n, d, dtype)
+
+
+def _frequencies(k, n, d, dtype):
+    dtype = dtypes.default_float_dtype() if dtype is None else dtype
+    return lax.div(creation.asarray(k, dtype=dtype),
+                   lax.mul(creation.asarray(d, dtype=dtype),
+                           creation.asarray(n, dtype=dtype)))
+
+
+def fftshift(x, axes=None):
+    """Rolls the zero frequency to the centre (SPEC NP-70)."""
+    return _shift("fftshift", x, axes, lambda n: n // 2)
+
+
+def ifftshift(x, axes=None):
+    """The inverse of ``fftshift`` (SPEC NP-70)."""
+    return _shift("ifftshift", x, axes, lambda n: -(n // 2))
+
+
+def _shift(func_name, x, axes, amount):
+    x = util.ensure_arraylike(func_name, x)
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axes, int):
+        axes = (axes,)
+    return lax_numpy.roll(x, tuple(amount(x.shape[ax]) for ax in axes), tuple(axes))

@@ -1,0 +1,1 @@
+"""``cupy.random`` of the stand-in: refjax draws its own bits (threefry)."""
