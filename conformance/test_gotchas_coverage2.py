@@ -224,3 +224,22 @@ def test_check_argument_errors(jax, jnp, checkify):
     with pytest.raises(TypeError, match=r"^check takes a scalar pred as argument, "
                                         r"got \[ True\]$"):
         checkify.check(jnp.array([True]), "bad")
+
+
+@pytest.mark.spec("NAN-4")
+def test_checkify_error_of_vmap_lists_each_failed_index(jax, jnp):
+    checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+
+    def f(x):
+        checkify.check(x > 0, "x must be positive, got {}", x)
+        return x
+
+    err, out = jax.vmap(checkify.checkify(f))(jnp.array([1.0, -2.0, -3.0]))
+    assert err.get() == ("at mapped index 1: x must be positive, got -2.0 (`check` failed)\n"
+                         "at mapped index 2: x must be positive, got -3.0 (`check` failed)")
+    assert out.tolist() == [1.0, -2.0, -3.0]
+    err, _ = jax.vmap(checkify.checkify(f))(jnp.array([1.0, 2.0]))
+    assert err.get() is None
+    err, _ = jax.vmap(jax.vmap(checkify.checkify(f)))(jnp.array([[1.0, -2.0], [-3.0, 4.0]]))
+    assert err.get() == ("at mapped index 0, 1: x must be positive, got -2.0 (`check` failed)\n"
+                         "at mapped index 1, 0: x must be positive, got -3.0 (`check` failed)")

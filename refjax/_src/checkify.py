@@ -134,6 +134,12 @@ def check(pred, msg, *fmt_args, **fmt_kwargs):
 # Error values
 # ---------------------------------------------------------------------------
 
+def _entry(payload, index):
+    """Example ``index`` of a batched payload (a pytree of arrays whose
+    leading axes are the batch)."""
+    return tree_util.tree_map(lambda leaf: np.asarray(leaf)[index], payload)
+
+
 class Error:
     """The checks of one checkified call: for each, a boolean "failed" and the
     values its message needs.  A pytree (the values are its leaves), so it can
@@ -145,14 +151,26 @@ class Error:
         self._messages = tuple(messages)  # payload -> message, one per check
 
     def get(self):
-        """The message of the first failed check, or None (SPEC NAN-4)."""
-        for pred, payload, message in zip(self._preds, self._payloads, self._messages):
-            if np.ndim(pred):
-                raise NotImplementedError(
-                    "refjax: Error.get of a batched (vmapped) checkify error")
-            if bool(np.asarray(pred)):
-                return message(payload)
-        return None
+        """The message of the first failed check, or None (SPEC NAN-4).
+
+        A batched error (from ``vmap``) lists, for each mapped index with a
+        failed check, ``at mapped index i: message`` (``i, j`` under nested
+        ``vmap``), one line per index in row-major order."""
+        preds = [np.asarray(p) for p in self._preds]
+        batch = next((p.shape for p in preds if p.ndim), ())
+        if not batch:
+            for pred, payload, message in zip(preds, self._payloads, self._messages):
+                if bool(pred):
+                    return message(payload)
+            return None
+        lines = []
+        for index in np.ndindex(*batch):
+            for pred, payload, message in zip(preds, self._payloads, self._messages):
+                if bool(pred[index] if pred.ndim else pred):
+                    at = ", ".join(str(i) for i in index)
+                    lines.append(f"at mapped index {at}: {message(_entry(payload, index))}")
+                    break
+        return "\n".join(lines) or None
 
     def throw(self):
         """Raises ``JaxRuntimeError`` with ``get()``'s message if a check failed."""
