@@ -141,6 +141,12 @@ class Backend(abc.ABC):
         that into NaNs, as XLA does).  NumPy always raises."""
         return contextlib.nullcontext()
 
+    def lapack(self, name, dtype):
+        """The LAPACK routine ``name`` (``"syevd"``, ``"geqrf"``...) for
+        ``dtype``, as the library JAX's CPU kernels call exposes it, or
+        None: refjax then uses ``xp.linalg`` (SPEC LAX-11)."""
+        return None
+
     def special(self, name):
         """The elementwise special function ``name`` (``erf``, ``erfc``,
         ``erfinv``, ``gammaln``, ``digamma``) on this backend's arrays."""

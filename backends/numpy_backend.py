@@ -22,6 +22,18 @@ class NumpyBackend(Backend):
     def device_count(self):
         return 1
 
+    # jaxlib's CPU kernels call the LAPACK that SciPy ships (through
+    # scipy.linalg.cython_lapack); calling the same routines gives JAX's
+    # factorizations bit for bit, where NumPy's own LAPACK build differs.
+    def lapack(self, name, dtype):
+        prefix = {"float32": "s", "float64": "d", "complex64": "c",
+                  "complex128": "z"}.get(np.dtype(dtype).name)
+        try:
+            from scipy.linalg import lapack
+        except ImportError:
+            return None
+        return getattr(lapack, prefix + name, None) if prefix else None
+
     def device_kind(self):
         return "cpu"
 

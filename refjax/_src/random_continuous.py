@@ -481,8 +481,11 @@ def _wald_impl(key, mean, shape, dtype):
     y = lax.integer_pow(v, 2)
     y_sq = lax.integer_pow(y, 2)
     mean_sq = lax.integer_pow(mean, 2)
-    root = lax.sqrt(4 * mean * y + mean_sq * y_sq)
-    x = mean + mean_sq * y / 2 - mean / 2 * root
+    # XLA's CPU compiler contracts the first product of each sum below
+    # into a multiply-add; refjax spells that out so that the cancellation
+    # in ``x`` rounds as JAX's does (SPEC RNG-17, RNG-40).
+    root = lax.sqrt(lax.fma(4 * mean, y, mean_sq * y_sq))
+    x = lax.fma(-(mean / 2), root, mean + mean_sq * y / 2)
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
@@ -572,7 +575,9 @@ def _gamma_one(key, alpha, log_space):
     alpha_orig = alpha
     alpha = lax.select(boost_mask, alpha, lax.add(alpha, c0(1)))
     d = lax.sub(alpha, c0(1.0 / 3.0))
-    c = lax.div(c0(1.0 / 3.0), lax.sqrt(d))
+    # JAX divides by sqrt(d); XLA's simplifier turns that into a product
+    # with rsqrt(d), whose CPU value differs (RNG-36, LAX-11).
+    c = lax.mul(c0(1.0 / 3.0), lax.rsqrt(d))
     key, subkey = _split(key)
     state = (key, lax.full_like(alpha, 0), lax.full_like(alpha, 1),
              lax.full_like(alpha, 2))
@@ -606,7 +611,8 @@ def _mt_propose(state, c, c0, dtype):
     def next_x(kxv):
         k, sub = _split(kxv[0])
         x = _normal(sub, (), dtype)
-        return k, x, lax.add(c0(1), lax.mul(x, c))
+        # XLA contracts ``1 + x * c`` into one multiply-add (RNG-36).
+        return k, x, lax.fma(x, c, c0(1))
 
     init = (x_key, lax.full_like(c, 0), lax.full_like(c, -1))
     _, x, v = _while_loop(lambda kxv: lax.le(kxv[2], c0(0)), next_x, init)
@@ -770,7 +776,10 @@ def _f_impl(key, dfnum, dfden, shape, dtype):
     key_den, key_num = _split(key)
     chi2_num = _chisquare(key_num, dfnum, shape, dtype)
     chi2_den = _chisquare(key_den, dfden, shape, dtype)
-    return lax.div(lax.div(chi2_num, dfnum), lax.div(chi2_den, dfden))
+    # JAX writes (chi2_num / dfnum) / (chi2_den / dfden); XLA's algebraic
+    # simplifier turns that quotient of quotients into one quotient of
+    # products, which rounds differently, so refjax writes that form (RNG-40).
+    return lax.div(lax.mul(chi2_num, dfden), lax.mul(dfnum, chi2_den))
 
 
 _f = jit(_named(_f_impl, "_f"), static_argnums=(3, 4))

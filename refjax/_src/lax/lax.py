@@ -28,6 +28,7 @@ from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.fperrors import quiet
+from refjax._src.lax import xla_cpu_math
 
 
 def _xp():
@@ -301,6 +302,21 @@ def _round_impl(x, rounding_method):
 
 _fp = _float + _complex
 
+
+def _xla_cpu(name, float32_kernel, float64_kernel=None, other=None):
+    """A kernel that computes float32 and narrower real floats as XLA's CPU
+    backend does (in float32, then rounded; SPEC LAX-11), float64 with
+    ``float64_kernel`` where one is given, and everything else with
+    ``other`` (by default the backend's function of that name)."""
+    def kernel(x):
+        if x.dtype.kind == "f" and x.dtype.itemsize <= 4:
+            return float32_kernel(_xp(), x).astype(x.dtype)
+        if x.dtype.kind == "f" and float64_kernel is not None:
+            return float64_kernel(_xp(), x)
+        return other(x) if other else getattr(_xp(), name)(x)
+    kernel.__name__ = name
+    return kernel
+
 # Each operation is followed by its JVP rule, JAX's formula (SPEC AD-20);
 # rules given the output ``ans`` (defjvp2) reuse it as JAX does.
 neg_p, neg = _unary("neg", _num, lambda x: -x)
@@ -314,15 +330,16 @@ ad.defjvp_zero(ceil_p)
 is_finite_p, is_finite = _unary("is_finite", _float, lambda x: _xp().isfinite(x),
                                 result_dtype=_to_bool)
 ad.defjvp_zero(is_finite_p)
-exp_p, exp = _unary("exp", _fp, lambda x: _xp().exp(x), accuracy=True)
+exp_p, exp = _unary("exp", _fp, _xla_cpu("exp", xla_cpu_math.exp_f32), accuracy=True)
 ad.defjvp2(exp_p, lambda g, ans, x, **_: mul(g, ans))
 exp2_p, exp2 = _unary("exp2", _fp, lambda x: _xp().exp2(x), accuracy=True)
 ad.defjvp2(exp2_p, lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)))
-log_p, log = _unary("log", _fp, lambda x: _xp().log(x), accuracy=True)
+log_p, log = _unary("log", _fp, _xla_cpu("log", xla_cpu_math.log_f32), accuracy=True)
 ad.defjvp(log_p, lambda g, x, **_: div(g, x))
 expm1_p, expm1 = _unary("expm1", _fp, lambda x: _xp().expm1(x), accuracy=True)
 ad.defjvp2(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(ans, 1))))
-log1p_p, log1p = _unary("log1p", _fp, lambda x: _xp().log1p(x), accuracy=True)
+log1p_p, log1p = _unary("log1p", _fp, _xla_cpu("log1p", xla_cpu_math.log1p_f32,
+                                               xla_cpu_math.log1p_f64), accuracy=True)
 ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
 tanh_p, tanh = _unary("tanh", _fp, lambda x: _xp().tanh(x), accuracy=True)
 ad.defjvp2(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
@@ -332,11 +349,13 @@ sin_p, sin = _unary("sin", _fp, lambda x: _xp().sin(x), accuracy=True)
 ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 cos_p, cos = _unary("cos", _fp, lambda x: _xp().cos(x), accuracy=True)
 ad.defjvp(cos_p, lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
-tan_p, tan = _unary("tan", _fp, lambda x: _xp().tan(x), accuracy=True)
+tan_p, tan = _unary("tan", _fp, _xla_cpu("tan", xla_cpu_math.tan_f32), accuracy=True)
 ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
 sqrt_p, sqrt = _unary("sqrt", _fp, lambda x: _xp().sqrt(x), accuracy=True)
 ad.defjvp2(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
-rsqrt_p, rsqrt = _unary("rsqrt", _fp, lambda x: 1 / _xp().sqrt(x), accuracy=True)
+rsqrt_p, rsqrt = _unary("rsqrt", _fp, _xla_cpu("rsqrt", xla_cpu_math.rsqrt_f32,
+                                               other=lambda x: 1 / _xp().sqrt(x)),
+                         accuracy=True)
 ad.defjvp2(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
 square_p, square = _unary("square", _num, lambda x: x * x)
 ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
@@ -366,45 +385,13 @@ ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)),
 erfc_p, erfc = _unary("erfc", _float, lambda x: _special("erfc")(x))
 ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                    mul(g, exp(neg(square(x))))))
-# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011):
-# single-precision polynomials in w = -log(1 - x**2), for w < 5 and w >= 5.
-_ERF_INV_F32_SMALL_W = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
-                        -4.39150654e-06, 0.00021858087, -0.00125372503,
-                        -0.00417768164, 0.246640727, 1.50140941)
-_ERF_INV_F32_LARGE_W = (-0.000200214257, 0.000100950558, 0.00134934322,
-                        -0.00367342844, 0.00573950773, -0.0076224613,
-                        0.00943887047, 1.00167406, 2.83297682)
-
-
 def _erf_inv_impl(x):
-    """``erf_inv`` as XLA computes it (SPEC RNG-21): for float32 and
-    narrower, Giles' polynomials evaluated in float32 with fused
-    multiply-adds (emulated in float64 with one rounding), so that
-    ``random.normal`` agrees with JAX to 2 ulp; wider floats use the
-    backend's special function."""
+    """``erf_inv`` as XLA's CPU backend computes it (SPEC RNG-21, LAX-11):
+    Giles' polynomials in ``w = -log1p(-x*x)``; narrower floats go through
+    float32, as XLA upcasts them."""
     if x.dtype.itemsize > 4:
-        return _special("erfinv")(x)
-    xp = _xp()
-    f32 = np.float32
-    x32 = x.astype(f32)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = -xp.log1p(-x32 * x32)
-        small = w < f32(5)
-        p = xp.where(small, _erf_inv_poly(_ERF_INV_F32_SMALL_W, w - f32(2.5)),
-                     _erf_inv_poly(_ERF_INV_F32_LARGE_W, xp.sqrt(w) - f32(3)))
-        out = xp.where(xp.abs(x32) == f32(1), x32 * f32(np.inf), p * x32)
-    return out.astype(x.dtype)
-
-
-def _erf_inv_poly(coefficients, w):
-    """Horner's rule in float32 with each step ``c + p * w`` fused (one
-    rounding), as XLA's CPU code evaluates it."""
-    w = w.astype(np.float64)
-    p = np.float32(coefficients[0])
-    for c in coefficients[1:]:
-        # The product is exact in float64; the constants are float32 ones.
-        p = (p * w + np.float64(np.float32(c))).astype(np.float32)
-    return p
+        return xla_cpu_math.erf_inv_f64(_xp(), x)
+    return xla_cpu_math.erf_inv_f32(_xp(), x).astype(x.dtype)
 
 
 erf_inv_p, erf_inv = _unary("erf_inv", _float, _erf_inv_impl)
@@ -815,9 +802,14 @@ pow_p.def_abstract_eval(_pow_abstract_eval)
 
 
 def _pow_typed(x, y):
+    """``x ** y``; float32 and narrower real floats are computed in float64
+    and rounded, as the C library's ``powf`` that XLA calls on CPU does
+    (it agrees bit for bit on all but about 0.06% of inputs; SPEC LAX-11)."""
+    y = y.astype(x.dtype) if y.dtype.kind in "iu" else y
     with np.errstate(all="ignore"):
-        out = _xp().power(x, y.astype(x.dtype) if y.dtype.kind in "iu" else y)
-    return out
+        if x.dtype.kind == "f" and x.dtype.itemsize <= 4 and y.dtype == x.dtype:
+            return _xp().power(x.astype(np.float64), y.astype(np.float64)).astype(x.dtype)
+        return _xp().power(x, y)
 
 
 pow_p.def_impl(_pow_typed)
@@ -1338,11 +1330,12 @@ def batch_matmul(lhs, rhs, precision=None):
 # results are JAX's bit for bit.
 
 def _fma_impl(x, y, z):
-    """``x * y + z`` as XLA's CPU code computes it: float32 rounds once
-    (emulated exactly in float64, where the product of two float32 values
-    fits), and so does float16; bfloat16 rounds after each operation, as
-    XLA does not fuse it; float64 rounds twice (refjax has no exact float64
-    fma)."""
+    """``x * y + z`` as XLA's CPU code computes it: float32 and float16
+    round once (in float64, where the product of two float32 values is
+    exact), and so does float64 (error-free transformations, SPEC LAX-11);
+    bfloat16 rounds after each operation, as XLA does not fuse it."""
+    if x.dtype == np.float64:
+        return xla_cpu_math.fma64(x, y, z)
     if x.dtype not in _FUSED_DTYPES:
         return x * y + z
     wide = np.float64

@@ -77,6 +77,21 @@ def _per_matrix(fn, x, n_out, nan_shapes):
     return [xp.stack(acc).reshape(batch + acc[0].shape) for acc in outs]
 
 
+def _lapack_per_matrix(x, call, n_out):
+    """``call`` (a SciPy LAPACK wrapper returning ``*outs, info``) on each
+    matrix of the stack ``x``; a nonzero ``info`` raises the backend's
+    ``LinAlgError`` so that ``_per_matrix`` gives that matrix NaN outputs."""
+    flat = x.reshape((-1,) + x.shape[-2:])
+    outs = [[] for _ in range(n_out)]
+    for m in flat:
+        *res, info = call(m)
+        if info != 0:
+            raise _linalg_error()(f"LAPACK returned info={info}")
+        for acc, r in zip(outs, res):
+            acc.append(r)
+    return [np.stack(acc).reshape(x.shape[:-2] + acc[0].shape) for acc in outs]
+
+
 def _defbatch_leading(prim):
     """Batching of a primitive of one operand that maps over leading axes:
     the mapped axis moves to the front, and every output has it there
@@ -529,14 +544,19 @@ def _svd_impl(x, full_matrices, compute_uv, subset_by_index, algorithm):
     real = _real_dtype(x.dtype)
     if x.size == 0:
         return _empty_svd(xp, x, full_matrices, compute_uv)
+    gesdd = _backend.get().lapack("gesdd", x.dtype)
     if not compute_uv:
-        s, = _per_matrix(lambda a: [xp.linalg.svd(a, compute_uv=False)], x, 1,
-                         [((k,), real)])
+        fn = (lambda a: [xp.linalg.svd(a, compute_uv=False)]) if gesdd is None else (
+            lambda a: _lapack_per_matrix(a, lambda v: gesdd(v, compute_uv=0)[1:], 1))
+        s, = _per_matrix(fn, x, 1, [((k,), real)])
         return [s.astype(real, copy=False)]
     um, vn = (m, n) if full_matrices else (k, k)
-    u, s, vt = _per_matrix(
-        lambda a: list(xp.linalg.svd(a, full_matrices=full_matrices)), x, 3,
-        [((m, um), x.dtype), ((k,), real), ((vn, n), x.dtype)])
+    if gesdd is None:
+        fn = lambda a: list(xp.linalg.svd(a, full_matrices=full_matrices))  # noqa: E731
+    else:
+        fn = lambda a: _lapack_per_matrix(  # noqa: E731
+            a, lambda v: gesdd(v, compute_uv=1, full_matrices=int(full_matrices)), 3)
+    u, s, vt = _per_matrix(fn, x, 3, [((m, um), x.dtype), ((k,), real), ((vn, n), x.dtype)])
     return [s.astype(real, copy=False), u.astype(x.dtype, copy=False),
             vt.astype(x.dtype, copy=False)]
 
@@ -659,8 +679,13 @@ def _eigh_impl(x, lower, sort_eigenvalues, subset_by_index, algorithm):
     if x.size == 0:
         return [xp.zeros(x.shape, x.dtype), xp.zeros(x.shape[:-1], real)]
     uplo = "L" if lower else "U"
-    w, v = _per_matrix(lambda a: list(xp.linalg.eigh(a, UPLO=uplo)), x, 2,
-                       [((n,), real), ((n, n), x.dtype)])
+    evd = _backend.get().lapack("heevd" if x.dtype.kind == "c" else "syevd", x.dtype)
+    if evd is None:
+        fn = lambda a: list(xp.linalg.eigh(a, UPLO=uplo))  # noqa: E731
+    else:
+        fn = lambda a: _lapack_per_matrix(  # noqa: E731
+            a, lambda m: evd(m, compute_v=1, lower=int(lower)), 2)
+    w, v = _per_matrix(fn, x, 2, [((n,), real), ((n, n), x.dtype)])
     return [v.astype(x.dtype, copy=False), w.astype(real, copy=False)]
 
 
@@ -728,8 +753,28 @@ def _qr_impl(x, pivoting, full_matrices, use_magma):
     if x.size == 0:
         q = xp.broadcast_to(xp.eye(m, k, dtype=x.dtype), batch + (m, k)).copy()
         return [q, xp.zeros(batch + (k, n), x.dtype)]
-    q, r = xp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    lapack = _backend.get().lapack
+    geqrf = lapack("geqrf", x.dtype)
+    orgqr = lapack("ungqr" if x.dtype.kind == "c" else "orgqr", x.dtype)
+    if geqrf is None or orgqr is None:
+        q, r = xp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    else:
+        q, r = _lapack_per_matrix(x, lambda a: _householder_qr(geqrf, orgqr, a, k), 2)
     return [q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)]
+
+
+def _householder_qr(geqrf, orgqr, a, k):
+    """JAX's CPU QR: ``geqrf`` (R above the diagonal, reflectors below),
+    then ``orgqr`` on the reflectors zero-padded to ``k`` columns."""
+    m, n = a.shape
+    factored, tau, _, info = geqrf(a)
+    if info != 0:
+        return None, None, info
+    reflectors = np.zeros((m, k), a.dtype)
+    reflectors[:, :min(n, k)] = factored[:, :min(n, k)]
+    q, _, info = orgqr(reflectors, tau)
+    r = np.triu(factored[:k, :]) if k <= m else np.triu(factored)
+    return q, r, info
 
 
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
