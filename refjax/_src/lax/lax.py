@@ -1338,8 +1338,7 @@ def _fma_impl(x, y, z):
         return xla_cpu_math.fma64(x, y, z)
     if x.dtype not in _FUSED_DTYPES:
         return x * y + z
-    wide = np.float64
-    return (x.astype(wide) * y.astype(wide) + z.astype(wide)).astype(x.dtype)
+    return xla_cpu_math.fma32(x, y, z, x.dtype)
 
 
 _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))

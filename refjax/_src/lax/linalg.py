@@ -773,8 +773,7 @@ def _householder_qr(geqrf, orgqr, a, k):
     reflectors = np.zeros((m, k), a.dtype)
     reflectors[:, :min(n, k)] = factored[:, :min(n, k)]
     q, _, info = orgqr(reflectors, tau)
-    r = np.triu(factored[:k, :]) if k <= m else np.triu(factored)
-    return q, r, info
+    return q, np.triu(factored[:k]), info
 
 
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
