@@ -1,4 +1,5 @@
-"""Conformance: jax.Array behaviour, creation functions and reprs (SPEC ARR-*)."""
+"""Conformance: jax.Array behaviour, creation functions, reprs and lists as
+inputs (SPEC ARR-*)."""
 import copy
 import warnings
 
@@ -45,6 +46,19 @@ def test_creation_copies_numpy_input(jax, jnp):
     source[0] = 10.0
     assert x.tolist() == [0.0, 1.0, 2.0] and y.tolist() == [0.0, 1.0, 2.0]
     assert source.flags.writeable
+
+
+@pytest.mark.spec("ARR-2")
+def test_array_copies_numpy_and_asarray_view_is_read_only(jax, jnp):
+    # G-LIST-008
+    a = np.arange(3.)
+    j, k = jnp.array(a), jnp.asarray(a)
+    a[0] = 100.
+    assert j.tolist() == k.tolist() == [0., 1., 2.]
+    n = np.asarray(jnp.arange(3))
+    assert type(n) is np.ndarray and not n.flags.writeable
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        n[0] = 5
 
 
 @pytest.mark.spec("ARR-3")
@@ -261,6 +275,36 @@ def test_ranges(jax, jnp):
         "Array([[ True, False],\n       [False,  True]], dtype=bool)"
 
 
+@pytest.mark.spec("ARR-6")
+def test_constructors_take_sequences(jax, jnp):
+    # G-LIST-003
+    assert jnp.zeros([2, 3]).shape == (2, 3)
+    assert jnp.full([2], 3.).shape == (2,)
+    assert repr(jnp.asarray((1, 2))) == "Array([1, 2], dtype=int32)"
+    assert repr(jnp.array([1, 2.5])) == "Array([1. , 2.5], dtype=float32)"
+    assert repr(jnp.array([True, 2])) == "Array([1, 2], dtype=int32)"
+    assert repr(jnp.array([1, 2j])) == "Array([1.+0.j, 0.+2.j], dtype=complex64)"
+
+
+@pytest.mark.spec("ARR-6")
+@pytest.mark.parametrize("make", ["array", "asarray"])
+def test_non_numeric_values_are_rejected(jax, jnp, make):
+    # G-LIST-004: the message quotes str() of the offending value.
+    build = getattr(jnp, make)
+    with pytest.raises(TypeError, match=r"^Value 'abc' with dtype <U3 is not a valid "
+                                        r"JAX array type\. Only arrays of numeric "
+                                        r"types are supported by JAX\.$"):
+        build("abc")
+    thing = object()
+    with pytest.raises(TypeError) as info:
+        build(thing)
+    assert str(info.value).startswith(f"Value '{thing}' with dtype object is not")
+    with pytest.raises(TypeError, match=r"^Value 'a' with dtype <U1 is not"):
+        build([1, "a"])
+    with pytest.raises(TypeError, match=r"^Value '\{'a': 1\}' with dtype object"):
+        build({"a": 1})
+
+
 @pytest.mark.spec("ARR-8")
 def test_deleted_arrays_raise(jax, jnp):
     x = jnp.arange(3.0)
@@ -293,3 +337,41 @@ def test_deleted_array_message_and_shape(jax, jnp):
     # JAX appends a note about filtered frames on later lines.
     assert str(info.value).splitlines()[0] == "Array has been deleted with shape=float32[2,3]."
     assert x.shape == (2, 3) and x.is_deleted()
+
+
+_ARRAY_OF_LIST_JAXPR = """\
+{ lambda ; a:i32[] b:i32[] c:i32[]. let
+    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    e:i32[1] = broadcast_in_dim d
+    f:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
+    g:i32[1] = broadcast_in_dim f
+    h:i32[] = convert_element_type[new_dtype=int32 weak_type=False] c
+    i:i32[1] = broadcast_in_dim h
+    j:i32[3] = concatenate[dimension=0] e g i
+    k:i32[] = reduce_sum[axes=(0,) out_sharding=None] j
+  in (k,) }"""
+
+
+@pytest.mark.spec("ARR-10")
+def test_array_of_list_has_one_input_per_element(jax, jnp):
+    # G-LIST-002
+    def permissive_sum(x):
+        return jnp.sum(jnp.array(x))
+    assert repr(permissive_sum(list(range(10)))) == "Array(45, dtype=int32)"
+    assert len(jax.make_jaxpr(permissive_sum)(list(range(10))).jaxpr.invars) == 10
+    assert str(jax.make_jaxpr(permissive_sum)([0, 1, 2])) == _ARRAY_OF_LIST_JAXPR
+
+
+@pytest.mark.spec("ARR-10")
+def test_list_argument_to_jit_is_a_pytree(jax, jnp):
+    # G-LIST-007
+    out = jax.jit(lambda xs: [x * 2 for x in xs])([1., 2., 3.])
+    assert isinstance(out, list) and len(out) == 3
+    assert [repr(v) for v in out] == [
+        f"Array({v}., dtype=float32, weak_type=True)" for v in (2, 4, 6)]
+    assert str(jax.make_jaxpr(lambda xs: sum(xs))([1., 2., 3.])) == (
+        "{ lambda ; a:f32[] b:f32[] c:f32[]. let\n"
+        "    d:f32[] = add 0.0:f32[] a\n"
+        "    e:f32[] = add d b\n"
+        "    f:f32[] = add e c\n"
+        "  in (f,) }")

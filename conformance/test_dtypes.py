@@ -235,6 +235,17 @@ def test_result_type_canonicalizes_x64(jax, jnp, x64):
                                   return_weak_type_flag=True) == (np.dtype("float64"), True)
 
 
+@pytest.mark.spec("DT-5")
+def test_numpy_arrays_are_accepted_and_canonicalized(jax, jnp):
+    # G-LIST-006
+    assert repr(jnp.sum(np.array([1., 2.]))) == "Array(3., dtype=float32)"
+    assert repr(jax.jit(lambda x: x)(np.arange(3.))) == "Array([0., 1., 2.], dtype=float32)"
+    assert repr(jnp.asarray(np.arange(3, dtype=np.int64))) == "Array([0, 1, 2], dtype=int32)"
+    assert repr(jax.vmap(lambda x: x * 2)(np.arange(3.))) == "Array([0., 2., 4.], dtype=float32)"
+    grad = jax.grad(lambda x: (x ** 2).sum())(np.arange(3.))
+    assert repr(grad) == "Array([0., 2., 4.], dtype=float32)"
+
+
 def _messages(record):
     return [str(w.message) for w in record]
 
@@ -316,6 +327,22 @@ def test_python_int_out_of_range_for_explicit_dtype(jax, jnp):
         jnp.array([1, 2**40])
     assert repr(jnp.array(2**31 - 1)) == "Array(2147483647, dtype=int32, weak_type=True)"
     assert repr(jnp.uint32(2**32 - 1)) == "Array(4294967295, dtype=uint32)"
+
+
+@pytest.mark.spec("DT-8")
+@pytest.mark.parametrize("value", [2**31, -2**31 - 1, 2**40])
+def test_python_int_out_of_int32_range(jax, jnp, value):
+    # G-LIST-005
+    with pytest.raises(OverflowError, match=rf"^Python int {value} too large to "
+                                            r"convert to int32$"):
+        jnp.array(value)
+
+
+@pytest.mark.spec("DT-8")
+def test_python_int_at_int32_limits(jax, jnp):
+    # G-LIST-005
+    assert repr(jnp.array(2**31 - 1)) == "Array(2147483647, dtype=int32, weak_type=True)"
+    assert repr(jnp.array(-2**31)) == "Array(-2147483648, dtype=int32, weak_type=True)"
 
 
 @pytest.mark.spec("DT-9")
@@ -462,3 +489,45 @@ def _base_env():
     env = dict(os.environ)
     env.pop("JAX_ENABLE_X64", None)
     return env
+
+
+@pytest.mark.spec("DT-16")
+def test_subnormal_float32_is_representable(jax, jnp):
+    # G-DT-019: the value itself survives creation, printing and jit's
+    # identity; only arithmetic may flush it (backend dependent).
+    x = jnp.float32(1e-45)
+    assert repr(x) == "Array(1.e-45, dtype=float32)"
+    assert np.asarray(x) == np.float32(1e-45)
+    assert np.asarray(jax.jit(lambda v: v)(x)) == np.float32(1e-45)
+
+
+@pytest.mark.spec("DT-16")
+def test_subnormal_arithmetic_is_exact_or_flushed(jax, jnp):
+    # G-DT-019: XLA:CPU flushes to zero; refjax's NumPy backend keeps the
+    # subnormal. Nothing else (no rounding to another value) is allowed.
+    sub = np.float32(1e-45)
+    for out in (jnp.float32(1e-45) + 0, jnp.float32(1e-45) * 1):
+        assert out.dtype == jnp.float32
+        assert np.asarray(out) in (np.float32(0), sub)
+
+
+@pytest.mark.spec("DT-17")
+def test_grad_of_float64_numpy_primal_is_float32(jax, jnp):
+    # G-DT-036
+    g = jax.grad(lambda x: x * 3.)(np.float64(1.))
+    assert repr(g) == "Array(3., dtype=float32)"
+
+
+@pytest.mark.spec("DT-17")
+def test_vjp_of_float64_numpy_primal_is_float32(jax, jnp):
+    # G-DT-036
+    y, f_vjp = jax.vjp(lambda x: x * 2, np.array([1., 2.], np.float64))
+    ct, = f_vjp(jnp.ones(2))
+    assert (y.dtype, ct.dtype) == (jnp.float32, jnp.float32)
+    assert ct.tolist() == [2., 2.]
+
+
+@pytest.mark.spec("DT-17")
+def test_grad_of_float64_primal_under_x64_stays_float64(jax, jnp, x64):
+    g = jax.grad(lambda x: x * 3.)(np.float64(1.))
+    assert g.dtype == np.float64

@@ -1,8 +1,9 @@
 """NumPy indexing of Arrays: lowering, advanced indices, boolean masks,
-out-of-bounds reads and invalid indices (SPEC IDX-3 .. IDX-9), and the
+out-of-bounds reads and invalid indices (SPEC IDX-3 .. IDX-9), the
 jax.numpy functions built on gather and scatter: take, take_along_axis, the
 size-dependent selections, index helpers and functional puts (SPEC IDX-26 ..
-IDX-29).
+IDX-29), and boolean masks and traced slice starts under jit (SPEC IDX-35,
+IDX-36).
 
 Expected values come from NumPy or are literals observed from JAX 0.10.2;
 expected jaxprs are the text JAX 0.10.2 prints.
@@ -878,6 +879,81 @@ def test_puts_refuse_inplace(jax, jnp):
     with pytest.raises(NotImplementedError, match="The 'raise' mode to jnp.put is not "
                                                   "supported."):
         jnp.put(x, jnp.array([0]), 1.0, mode="raise", inplace=False)
+
+
+# ---------------------------------------------------------------------------
+# IDX-35: boolean masks and jit (dynamic shapes)
+# ---------------------------------------------------------------------------
+
+def _nansum(jnp, x):
+    return x[~jnp.isnan(x)].sum()
+
+
+@pytest.mark.spec("IDX-35")
+def test_mask_nansum_eager_but_not_under_jit(jax, jnp):
+    # G-DYN-002
+    x = jnp.array([1, 2, jnp.nan, 3, 4])
+    assert float(_nansum(jnp, x)) == 10.0
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError,
+                       match=r"Array boolean indices must be concrete; got bool\[5\]"):
+        jax.jit(lambda x: _nansum(jnp, x))(x)
+    masked = jax.jit(lambda x: jnp.where(~jnp.isnan(x), x, 0).sum())(x)
+    assert float(masked) == 10.0
+
+
+@pytest.mark.spec("IDX-35")
+def test_masked_reduction_with_where_under_jit(jax, jnp):
+    # G-DYN-003
+    x = jnp.arange(-5, 5)
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+        jax.jit(lambda x: x[x > 0].sum())(x)
+    by_where = jax.jit(lambda x: jnp.where(x > 0, x, 0).sum())(x)
+    by_kwarg = jax.jit(lambda x: jnp.sum(x, where=x > 0))(x)
+    assert repr(by_where) == repr(by_kwarg) == "Array(10, dtype=int32)"
+
+
+@pytest.mark.spec("IDX-35")
+def test_concrete_numpy_mask_inside_jit(jax, jnp):
+    # G-DYN-004: the mask is a constant of the trace, so the shape is known.
+    mask = np.array([True, False, True])
+    assert jax.jit(lambda x: x[mask])(jnp.arange(3.)).tolist() == [0., 2.]
+    assert jax.jit(lambda x: x.at[mask].set(7.))(jnp.arange(3.)).tolist() == [7., 1., 7.]
+
+
+@pytest.mark.spec("IDX-35")
+def test_boolean_mask_eager_numpy_semantics(jax, jnp):
+    # G-DYN-008
+    x = jnp.arange(6).reshape(2, 3)
+    assert x[x % 2 == 0].tolist() == [0, 2, 4]
+    assert x[jnp.array([True, False])].tolist() == [[0, 1, 2]]
+    assert x.at[x % 2 == 0].set(-1).tolist() == [[-1, 1, -1], [3, -1, 5]]
+    assert x.at[jnp.array([True, False])].add(10).tolist() == [[10, 11, 12], [3, 4, 5]]
+
+
+# ---------------------------------------------------------------------------
+# IDX-36: traced slice starts
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("IDX-36")
+def test_traced_start_with_dynamic_slice(jax, jnp):
+    # G-DYN-009
+    x = jnp.arange(10)
+    out = jax.jit(lambda x, i: jax.lax.dynamic_slice(x, (i,), (2,)))(x, 3)
+    assert out.tolist() == [3, 4]
+
+
+@pytest.mark.spec("IDX-36")
+@pytest.mark.parametrize("index, shown", [
+    (lambda i: slice(i, i + 2), "slice(JitTracer(~int32[]), JitTracer(~int32[]), None)"),
+    (lambda i: slice(i, None), "slice(JitTracer(~int32[]), None, None)"),
+    (lambda i: slice(None, i), "slice(None, JitTracer(~int32[]), None)"),
+])
+def test_traced_python_slice_raises(jax, jnp, index, shown):
+    # G-DYN-009
+    with pytest.raises(IndexError) as info:
+        jax.jit(lambda x, i: x[index(i)])(jnp.arange(10), 3)
+    assert str(info.value).splitlines()[0] == (
+        f"Slice entries must be static integers. Got {shown} at position 0")
 
 
 # ---------------------------------------------------------------------------

@@ -567,6 +567,18 @@ def test_wrong_number_of_arguments_is_pythons_error(jax):
         jax.jit(two)(1., 2., z=3.)
 
 
+@pytest.mark.spec("JIT-5")
+def test_jit_argument_int_overflow(jax, jnp):
+    # G-LIST-005
+    with pytest.raises(OverflowError) as info:
+        jax.jit(lambda x: x)(2**31)
+    # JAX may append a note on its filtered traceback after the first line.
+    assert str(info.value).splitlines()[0] == (
+        "An overflow was encountered while parsing an argument to a jitted "
+        "computation, whose argument path is x. Got <class 'int'> with value "
+        "2147483648")
+
+
 # -- JIT-6: clearing caches -------------------------------------------------------------
 
 @pytest.mark.spec("JIT-6")

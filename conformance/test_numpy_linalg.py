@@ -1,10 +1,12 @@
-"""Conformance: jax.numpy.linalg and jax.lax.linalg (SPEC NP-60 .. NP-69).
+"""Conformance: jax.numpy.linalg and jax.lax.linalg (SPEC NP-60 .. NP-69), and
+jax.numpy.fft (SPEC NP-70).
 
 Values are checked against NumPy in float64 (``x64``) and with float32
 tolerances; factorisations whose signs are not unique are checked by
 reconstruction.  Error messages were recorded from JAX 0.10.2.  Derivatives
 are checked with the implementation's ``check_grads`` (orders 1 and 2,
-forward and reverse) at fixed well-conditioned inputs.
+forward and reverse) at fixed well-conditioned inputs.  The jnp.fft tests
+compare with numpy.fft and check gradients against central differences.
 """
 import importlib
 
@@ -432,3 +434,116 @@ def test_linalg_derivatives_float32(jax, jnp, test_util):
     assert str(g.dtype) == "float32"
     u, s, vh = np.linalg.svd(a.astype(np.float64))
     close(g, u @ vh, tol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# jnp.fft (NP-70)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("NP-70")
+def test_fft_and_linalg_follow_32_bit_defaults(jax, jnp):
+    # G-NP-011
+    assert jnp.fft.fft(jnp.ones(4)).dtype == jnp.complex64
+    assert jnp.fft.fft(np.ones(4)).dtype == jnp.complex64
+    assert jnp.fft.fft(jnp.ones(4, jnp.int32)).dtype == jnp.complex64
+    assert jnp.fft.rfft(jnp.ones(4, bool)).dtype == jnp.complex64
+    assert jnp.fft.irfft(jnp.ones(3)).dtype == jnp.float32
+    assert jnp.linalg.inv(jnp.eye(2)).dtype == jnp.float32
+    assert jnp.linalg.det(jnp.eye(2, dtype=jnp.int32)).dtype == jnp.float32
+
+
+_RNG = np.random.RandomState(0)
+_REAL = _RNG.randn(3, 6).astype(np.float32)
+_COMPLEX = (_RNG.randn(3, 6) + 1j * _RNG.randn(3, 6)).astype(np.complex64)
+
+
+@pytest.mark.spec("NP-70")
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("name, x, kwargs", [
+    ("fft", _REAL, {}), ("fft", _COMPLEX, {"n": 4}), ("ifft", _COMPLEX, {"n": 8}),
+    ("rfft", _REAL, {"n": 7}), ("irfft", _COMPLEX, {}), ("irfft", _COMPLEX, {"n": 5}),
+    ("hfft", _COMPLEX, {}), ("ihfft", _REAL, {}), ("fft2", _REAL, {}),
+    ("ifft2", _COMPLEX, {"s": (2, 4)}), ("rfftn", _REAL, {"s": (2, 4), "axes": (0, 1)}),
+    ("irfftn", _COMPLEX, {}), ("fftn", _COMPLEX, {"axes": (0,)}),
+    ("irfft2", _COMPLEX, {"axes": (1, 0)}),
+])
+def test_fft_matches_numpy(jax, jnp, name, x, kwargs, norm):
+    out = getattr(jnp.fft, name)(x, norm=norm, **kwargs)
+    want = getattr(np.fft, name)(x, norm=norm, **kwargs)
+    assert out.shape == want.shape
+    assert out.dtype == (jnp.float32 if want.dtype.kind == "f" else jnp.complex64)
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.spec("NP-70")
+def test_fft_frequencies_and_shifts(jax, jnp):
+    np.testing.assert_allclose(np.asarray(jnp.fft.fftfreq(5, 0.1)), np.fft.fftfreq(5, 0.1),
+                               rtol=1e-6)
+    assert jnp.fft.rfftfreq(6).dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(jnp.fft.rfftfreq(6)), np.fft.rfftfreq(6), rtol=1e-6)
+    assert jnp.fft.fftshift(jnp.arange(5)).tolist() == np.fft.fftshift(np.arange(5)).tolist()
+    x = np.arange(6).reshape(2, 3)
+    assert (jnp.fft.ifftshift(x, axes=1).tolist()
+            == np.fft.ifftshift(x, axes=1).tolist())
+
+
+@pytest.mark.spec("NP-70")
+def test_fft_errors(jax, jnp):
+    with pytest.raises(ValueError, match="only real valued inputs supported for rfft"):
+        jnp.fft.rfft(jnp.ones(4, jnp.complex64))
+    with pytest.raises(ValueError, match='Invalid norm value bad; should be "backward",'
+                                         '"ortho" or "forward".'):
+        jnp.fft.fft(jnp.ones(4), norm="bad")
+
+
+@pytest.mark.spec("NP-70")
+def test_fft_primitive_in_jaxpr(jax, jnp):
+    lax = jax.lax
+    text = str(jax.make_jaxpr(lambda x: lax.fft(x, lax.FftType.FFT, (4,)))(
+        jnp.ones(4, jnp.complex64)))
+    assert "fft[fft_lengths=(4,) fft_type=0]" in text
+    assert [int(t) for t in lax.FftType] == [0, 1, 2, 3]
+
+
+def _grad_probes(jnp):
+    weights = jnp.arange(10.)
+    return {
+        "fft": (lambda x: jnp.real(jnp.fft.fft(x) * weights[:6]).sum(), _REAL[0]),
+        "ifft": (lambda x: jnp.imag(jnp.fft.ifft(x) * weights[:6]).sum(), _REAL[0]),
+        "rfft": (lambda x: (jnp.abs(jnp.fft.rfft(x * 1.5)) ** 2).sum(), _REAL[0]),
+        "irfft": (lambda c: (jnp.fft.irfft(c) ** 2 * weights).sum(), _COMPLEX[0]),
+        "irfft5": (lambda c: (jnp.fft.irfft(c, n=5) * weights[:5]).sum(), _COMPLEX[0, :3]),
+    }
+
+
+@pytest.mark.spec("NP-70")
+@pytest.mark.parametrize("probe", ["fft", "ifft", "rfft", "irfft", "irfft5"])
+def test_fft_gradients_match_numpy_formula(jax, jnp, probe):
+    # Each transform is linear, so f's gradient is checked against central
+    # differences in float64 NumPy of the same function.
+    f, x = _grad_probes(jnp)[probe]
+    g = np.asarray(jax.grad(f)(x))
+    eps = 1e-3
+    for i in range(x.size):
+        step = np.zeros_like(x)
+        step[i] = eps
+        slope = (float(f(x + step)) - float(f(x - step))) / (2 * eps)
+        if np.iscomplexobj(x):
+            step[i] = 1j * eps
+            slope_im = (float(f(x + step)) - float(f(x - step))) / (2 * eps)
+            # JAX's convention: the gradient of a real function of z is
+            # conj(df/dz) * 2 / 2 = d/dre - i d/dim.
+            np.testing.assert_allclose(g[i], slope - 1j * slope_im, rtol=2e-2, atol=2e-2)
+        else:
+            np.testing.assert_allclose(g[i], slope, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.spec("NP-70")
+def test_fft_under_vmap_jit_and_jvp(jax, jnp):
+    out = jax.vmap(jnp.fft.rfft, in_axes=1)(_REAL)
+    np.testing.assert_allclose(np.asarray(out), np.fft.rfft(_REAL.T), rtol=1e-4, atol=1e-4)
+    out = jax.jit(jnp.fft.irfft2)(_COMPLEX)
+    np.testing.assert_allclose(np.asarray(out), np.fft.irfft2(_COMPLEX), rtol=1e-4, atol=1e-4)
+    _, tangent = jax.jvp(jnp.fft.fft, (_COMPLEX[0],), (_COMPLEX[1],))
+    np.testing.assert_allclose(np.asarray(tangent), np.fft.fft(_COMPLEX[1]), rtol=1e-4,
+                               atol=1e-4)

@@ -733,6 +733,29 @@ def test_unique(jax, jnp):
         jax.jit(jnp.unique)(u)
 
 
+@pytest.mark.spec("NP-51")
+def test_unique_with_static_size(jax, jnp):
+    # G-DYN-005: padding is fill_value, else the smallest value.
+    x = jnp.array([0, 3, 0, 5, 3])
+    assert jax.jit(lambda x: jnp.unique(x, size=4, fill_value=-1))(x).tolist() == [0, 3, 5, -1]
+    assert jax.jit(lambda x: jnp.unique(x, size=5))(x).tolist() == [0, 3, 5, 0, 0]
+    assert jax.jit(lambda x: jnp.unique(x, size=2))(x).tolist() == [0, 3]
+
+
+@pytest.mark.spec("NP-51")
+def test_unique_without_size_under_jit(jax, jnp):
+    # G-DYN-006
+    with pytest.raises(jax.errors.ConcretizationTypeError) as info:
+        jax.jit(jnp.unique)(jnp.array([1, 1, 2]))
+    lines = str(info.value).splitlines()
+    assert lines[0] == ("Abstract tracer value encountered where concrete value is "
+                        "expected: traced array with shape int32[3]")
+    assert lines[1].startswith("The error arose for the first argument of jnp.unique(). "
+                               "To make jnp.unique() compatible with JIT and other "
+                               "transforms, you can specify a concrete value for the "
+                               "size argument")
+
+
 # ---------------------------------------------------------------------------
 # convolve, correlate, diff (NP-55, NP-43)
 # ---------------------------------------------------------------------------

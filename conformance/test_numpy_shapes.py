@@ -773,6 +773,22 @@ def test_nonzero(jax, jnp):
         jax.jit(jnp.nonzero)(np.array([0, 1]))
 
 
+@pytest.mark.spec("NP-46")
+def test_nonzero_argwhere_where_with_static_size(jax, jnp):
+    # G-DYN-005
+    x = jnp.array([0, 3, 0, 5, 3])
+    padded, = jax.jit(lambda x: jnp.nonzero(x, size=4))(x)
+    assert repr(padded) == "Array([1, 3, 4, 0], dtype=int32)"
+    assert jax.jit(lambda x: jnp.nonzero(x, size=1))(x)[0].tolist() == [1]
+    filled, = jax.jit(lambda x: jnp.nonzero(x, size=5, fill_value=9))(x)
+    assert filled.tolist() == [1, 3, 4, 9, 9]
+    rows = jax.jit(lambda x: jnp.argwhere(x, size=3, fill_value=-1))(x)
+    assert rows.shape == (3, 1) and rows.tolist() == [[1], [3], [4]]
+    rows = jax.jit(lambda x: jnp.argwhere(x, size=5, fill_value=-1))(x)
+    assert rows.tolist() == [[1], [3], [4], [-1], [-1]]
+    assert jax.jit(lambda x: jnp.where(x > 0, size=3))(x)[0].tolist() == [1, 3, 4]
+
+
 # ---------------------------------------------------------------------------
 # take and take_along_axis (NP-53)
 # ---------------------------------------------------------------------------

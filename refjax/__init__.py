@@ -33,10 +33,10 @@ from refjax._src.vmap_api import vmap  # noqa: F401,E402
 from refjax._src.custom_derivatives import (  # noqa: F401,E402
     closure_convert, custom_jvp, custom_vjp,
 )
-from refjax._src.shard_map import pmap, shard_map  # noqa: F401,E402
-from refjax._src.sharding_impl import reshard  # noqa: F401,E402
-from refjax._src.sharding import make_mesh, set_mesh  # noqa: F401,E402
-from refjax._src.sharding import PartitionSpec as P  # noqa: F401,E402
+from refjax._src.sharding.shard_map import pmap, shard_map  # noqa: F401,E402
+from refjax._src.placement import reshard  # noqa: F401,E402
+from refjax._src.mesh import make_mesh, set_mesh  # noqa: F401,E402
+from refjax._src.mesh import PartitionSpec as P  # noqa: F401,E402
 from refjax import sharding  # noqa: F401,E402
 from refjax._src.ad_checkpoint import (  # noqa: F401,E402
     checkpoint, checkpoint_policies, remat,

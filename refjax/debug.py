@@ -1,6 +1,6 @@
 """``refjax.debug``: printing and callbacks that run with runtime values."""
 from refjax._src.debugging import debug_callback as callback  # noqa: F401
 from refjax._src.debugging import debug_print as print  # noqa: F401,A001
-from refjax._src.visualize import (  # noqa: F401
+from refjax._src.sharding.visualize import (  # noqa: F401
     visualize_array_sharding, visualize_sharding,
 )

@@ -1,5 +1,5 @@
 """``jax.sharding``: meshes, partition specs and shardings (SPEC SHD-6 .. SHD-12)."""
-from refjax._src.sharding import (  # noqa: F401
+from refjax._src.mesh import (  # noqa: F401
     AxisType, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
     set_mesh,
 )

@@ -5,7 +5,7 @@ import pytest
 
 import refjax as jax
 import refjax.numpy as jnp
-from refjax._src import ad
+from refjax._src.interpreters import ad
 
 
 def _prims(closed):

@@ -19,7 +19,8 @@ import pytest
 import refjax
 import refjax.numpy as jnp
 from refjax import lax
-from refjax._src import ad, core
+from refjax._src.interpreters import ad
+from refjax._src import core
 
 
 @pytest.fixture(autouse=True)

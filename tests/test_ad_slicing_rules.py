@@ -12,7 +12,8 @@ import pytest
 import refjax
 import refjax.numpy as rnp
 from refjax import lax
-from refjax._src import ad, core
+from refjax._src.interpreters import ad
+from refjax._src import core
 from refjax._src.lax import slicing
 
 GDN = lax.GatherDimensionNumbers

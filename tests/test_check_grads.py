@@ -16,7 +16,8 @@ import pytest
 import refjax
 import refjax.numpy as jnp
 from refjax import test_util
-from refjax._src import ad, core, public_test_util
+from refjax._src.interpreters import ad
+from refjax._src import core, public_test_util
 from refjax.extend.core import Primitive
 
 

@@ -13,7 +13,7 @@ import pytest
 import refjax as jax
 import refjax.numpy as jnp
 from refjax import lax
-from refjax._src import api, backend, core
+from refjax._src import api, backend, compiler, core, dispatch
 from refjax._src.lax import lax as lax_internal
 
 
@@ -100,7 +100,7 @@ def test_constants_are_hoisted_once():
     f = jax.jit(lambda x: x @ jnp.asarray(table))
     text = f.lower(jnp.ones((4, 2))).as_text()
     assert "# c0: f32[2,3] = array of shape (2, 3)" in text
-    run = api.executable_for(f.trace(jnp.ones((4, 2))).jaxpr)
+    run = compiler.executable_for(f.trace(jnp.ones((4, 2))).jaxpr)
     assert run.__globals__["c0"].dtype == np.float32
     np.testing.assert_array_equal(f(jnp.ones((4, 2))), np.ones((4, 2)) @ table)
 
@@ -114,8 +114,8 @@ def test_control_flow_bodies_are_compiled_once_per_jaxpr():
     closed = jax.make_jaxpr(f)(x)
     body = closed.jaxpr.eqns[0].params["jaxpr"]
     jax.jit(f)(x)
-    run = api.executable_for(body)
-    assert api.executable_for(body) is run
+    run = compiler.executable_for(body)
+    assert compiler.executable_for(body) is run
     assert "def run(a0, a1):" in run.source
     carry, ys = jax.jit(f)(x)
     assert float(carry) == 6.0 and ys.tolist() == [0.0, 0.0, 2.0, 9.0]
@@ -173,7 +173,7 @@ def test_specialized_dot_general_matches_impl(lhs_shape, rhs_shape, dims, dtype)
 def test_compiled_programs_use_specialized_kernels():
     f = jax.jit(lambda a, b: a @ b)
     a, b = jnp.ones((2, 3)), jnp.ones((3, 4))
-    run = api.executable_for(f.trace(a, b).jaxpr)
+    run = compiler.executable_for(f.trace(a, b).jaxpr)
     kernel = run.__globals__["dot_general"]
     assert kernel.__qualname__.startswith("_specialize_dot_general")
     np.testing.assert_array_equal(f(a, b), np.full((2, 4), 3.0))
@@ -183,9 +183,9 @@ def test_compiled_programs_use_specialized_kernels():
 
 @pytest.fixture
 def fresh_plans():
-    core._eager_plans.clear()
-    yield core._eager_plans
-    core._eager_plans.clear()
+    dispatch._eager_plans.clear()
+    yield dispatch._eager_plans
+    dispatch._eager_plans.clear()
 
 
 @pytest.mark.spec("PERF-1")

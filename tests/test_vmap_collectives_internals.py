@@ -7,7 +7,7 @@ import pytest
 import refjax as jax
 import refjax.numpy as jnp
 from refjax import lax
-from refjax._src import batching
+from refjax._src.interpreters import batching
 from refjax._src.lax import parallel
 
 

@@ -1,17 +1,18 @@
 """The autodiff API: ``jvp``, ``linearize``, ``vjp``, ``grad`` and friends.
 
 Each function flattens its pytree arguments, runs the machinery of
-:mod:`refjax._src.ad` on flat lists, and rebuilds the pytrees; this module
+:mod:`refjax._src.interpreters.ad` on flat lists, and rebuilds the pytrees; this module
 is where JAX's argument checks and error messages live (SPEC AD-50..AD-60).
 """
 import functools
 
 import numpy as np
 
-from refjax._src import ad, core, dtypes
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import ad
+from refjax._src import core, dtypes
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
-from refjax._src.ad import Zero, float0
+from refjax._src.interpreters.ad import Zero, float0
 from refjax._src.vmap_api import vmap
 
 
@@ -190,7 +191,7 @@ def eval_closed(closed, args):
     """Run a closed jaxpr: compiled when eager, bound equation by equation
     under a transformation."""
     if core.current_trace() is core.eval_trace:
-        from refjax._src.api import executable_for
+        from refjax._src.compiler import executable_for
         outs = executable_for(closed)(*[core.to_buffer(a) for a in args])
         return [core.wrap_buffer(b, v.aval) for b, v in zip(outs, closed.jaxpr.outvars)]
     return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
@@ -462,7 +463,7 @@ def _total_size(leaves):
 def _std_basis(leaves):
     """The rows of an identity matrix over every element of ``leaves``, as
     one stacked array per leaf: leaf ``i`` gets shape ``(N,) + shape_i``."""
-    from refjax._src import numpy_creation as nc
+    from refjax._src.numpy import creation as nc
     from refjax._src.lax import lax
     avals = [core.get_aval(x) for x in leaves]
     n = _total_size(leaves)

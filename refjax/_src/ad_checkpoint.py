@@ -8,8 +8,9 @@ recomputed on the backward pass (SPEC AD-69).
 import functools
 import types
 
-from refjax._src import ad, batching, core
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import ad, batching
+from refjax._src import core
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.api import def_call
 from refjax._src.core import ClosedJaxpr, Primitive, Var
@@ -132,7 +133,7 @@ def partial_eval_jaxpr_custom(closed, unknowns, policy):
     known input or the policy saves its equation's output; otherwise its
     equation is copied into the unknown side to be recomputed there.
     Returns ``(known, unknown, out_unknowns, num_res)`` shaped like
-    :func:`refjax._src.ad.partial_eval_jaxpr`'s result."""
+    :func:`refjax._src.interpreters.ad.partial_eval_jaxpr`'s result."""
     jaxpr = closed.jaxpr
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
     known_eqns, unknown_eqns = [], []

@@ -26,9 +26,12 @@ from refjax._src import config as _config
 from refjax._src import core
 from refjax._src import dtypes
 from refjax._src import fperrors
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
+from refjax._src import placement as sharding_impl
 from refjax._src.array import ArrayImpl
+from refjax._src import compiler
+from refjax._src.compiler import executable_for
 from refjax._src.core import Primitive, ShapedArray, Tracer
 
 
@@ -177,11 +180,11 @@ def _jit_params(params, closed):
 
 
 def _define_jit_ad_rules():
-    from refjax._src import ad
+    from refjax._src.interpreters import ad
     jit_p.jvp = ad.call_jvp(jit_p, _jit_params)
     jit_p.partial_eval = ad.call_partial_eval(jit_p, _jit_params)
     jit_p.transpose = ad.call_transpose(jit_p, _jit_params)
-    from refjax._src import batching
+    from refjax._src.interpreters import batching
     batching.call_batch(jit_p, _jit_params)
 
 
@@ -191,274 +194,6 @@ _define_jit_ad_rules()
 # ---------------------------------------------------------------------------
 # Executables: a jaxpr flattened into a list of steps over buffer slots
 # ---------------------------------------------------------------------------
-
-_executables = weakref.WeakKeyDictionary()
-
-
-def executable_for(closed):
-    """The compiled program for ``closed`` (built once per jaxpr)."""
-    exe = _executables.get(closed)
-    if exe is None:
-        exe = _executables[closed] = compile_jaxpr(closed)
-    return exe
-
-
-def compile_jaxpr(closed):
-    """Turn a closed jaxpr into ``run(*buffers) -> [buffers]`` (SPEC PERF-2).
-
-    "Compiling" writes the program out as straight-line Python over the
-    backend's kernels, one line per equation that matters::
-
-        def run(a0, a1):
-            _token = _silence()
-            try:
-                v0 = _as_dtype(dot_general(a0, a1), f32_128_512)
-                ...
-
-    * Calls (``jit``, ``custom_jvp_call``, ``checkpoint``...) are inlined:
-      their equations become lines of the calling program.
-    * Dead code is removed after inlining: only equations whose results
-      are used, or that call back into Python, are written (SPEC DBG-6).
-    * Constants and literals become buffers once, here, as names of the
-      program's namespace; a call does no interpretation work.
-    * Each equation's kernel is specialized to its operand types and
-      parameters when its primitive has a ``specialize`` rule (PERF-3).
-    * An intermediate is deleted (``del v2``) right after its last use, so
-      a long program (a backward pass) holds only the buffers it still
-      needs, as XLA frees a buffer after its last use.
-    * NumPy's floating-point warnings are off for the whole body (LAX-10).
-
-    Control flow (``cond``, ``while``, ``scan``) keeps its primitive: its
-    impl runs the branch or body programs, compiled the same way.  The
-    source is kept as ``run.source``; ``jit(f).lower(...).as_text()`` shows it.
-    """
-    source, namespace = _Program(closed).write()
-    exec(compile(source, "<refjax program>", "exec"), namespace)
-    run = namespace["run"]
-    run.source = source
-    return run
-
-
-class _Step:
-    """One equation of the flattened program, over source-level names;
-    ``kernel`` replaces the equation's own when steps were fused."""
-
-    __slots__ = ("eqn", "ins", "outs", "kernel")
-
-    def __init__(self, eqn, ins, outs, kernel=None):
-        self.eqn, self.ins, self.outs, self.kernel = eqn, ins, outs, kernel
-
-
-class _Program:
-    """The flattening, dead-code elimination and writing of ``compile_jaxpr``."""
-
-    def __init__(self, closed):
-        self.closed = closed
-        array_type = _backend.get().xp.ndarray
-        self.namespace = {"_as_dtype": _conformer(array_type), "_silence": fperrors.silence,
-                          "_restore": fperrors.restore}
-        self.constants = []     # comment lines describing hoisted constants
-        self.steps = []
-        self.count = 0
-        self.kernels = {}       # kernel object -> its name in the namespace
-
-    # -- names ---------------------------------------------------------
-    def _fresh(self):
-        self.count += 1
-        return f"v{self.count - 1}"
-
-    def _constant(self, value, aval):
-        name = f"c{len(self.constants)}"
-        self.namespace[name] = core.to_buffer(value)
-        if isinstance(aval.dtype, dtypes.ExtendedDType) or aval.shape:
-            text = f"array of shape {aval.shape}"
-        else:
-            text = str(np.asarray(value._host() if isinstance(value, ArrayImpl) else value))
-        self.constants.append(f"# {name}: {aval.str_short(short_dtypes=True)} = {text}")
-        return name
-
-    def _bind(self, kernel, base):
-        """The namespace name of ``kernel`` (one name per kernel object)."""
-        name = self.kernels.get(id(kernel))
-        if name is None:
-            base = _identifier(base)
-            name = base if base not in self.namespace else f"{base}_{len(self.kernels)}"
-            self.namespace[name] = kernel      # keeps the object (and id) alive
-            self.kernels[id(kernel)] = name
-        return name
-
-    # -- flattening ----------------------------------------------------
-    def _inline(self, closed, in_names):
-        """Append ``closed``'s equations, reading its inputs from
-        ``in_names``; returns the names of its outputs."""
-        jaxpr = closed.jaxpr
-        env = dict(zip(jaxpr.invars, in_names))
-        for v, c in zip(jaxpr.constvars, closed.consts):
-            env[v] = self._constant(c, v.aval)
-
-        def read(atom):
-            if isinstance(atom, core.Literal):
-                return self._constant(atom.val, atom.aval)
-            return env[atom]
-
-        for eqn in jaxpr.eqns:
-            ins = [read(a) for a in eqn.invars]
-            param = eqn.primitive.call_param
-            if param is not None and not _key_typed(eqn):
-                outs = self._inline(eqn.params[param], ins)
-            else:
-                outs = [self._fresh() for _ in eqn.outvars]
-                self.steps.append(_Step(eqn, ins, outs))
-            env.update(zip(eqn.outvars, outs))
-        return [read(v) for v in jaxpr.outvars]
-
-    def _live_steps(self, results):
-        """Steps worth running: effectful ones, and those whose outputs are
-        used (dead code is skipped, as XLA would; SPEC DBG-6)."""
-        live = set(results)
-        kept = []
-        for step in reversed(self.steps):
-            if _has_effects(step.eqn) or any(o in live for o in step.outs):
-                kept.append(step)
-                live.update(step.ins)
-        kept.reverse()
-        return kept
-
-    # -- writing -------------------------------------------------------
-    def write(self):
-        jaxpr = self.closed.jaxpr
-        args = [f"a{i}" for i in range(len(jaxpr.invars))]
-        results = self._inline(self.closed, args)
-        steps = _fuse_transposed_dots(self._live_steps(results), results)
-        body = []
-        for step, dead in zip(steps, _last_uses(steps, set(args) | set(results))):
-            body.extend(self._line(step))
-            if dead:
-                body.append(f"del {', '.join(dead)}")
-        body.append(f"return [{', '.join(results)}]")
-        head = [f"# {len(steps)} equations, {len(self.constants)} constants",
-                *self.constants,
-                f"def run({', '.join(args)}):",
-                "    _token = _silence()",
-                "    try:"]
-        lines = head + ["        " + line for line in body]
-        lines += ["    finally:", "        _restore(_token)"]
-        return "\n".join(lines) + "\n", self.namespace
-
-    def _line(self, step):
-        eqn = step.eqn
-        kernel = (self._kernel(eqn) if step.kernel is None
-                  else self._bind(step.kernel, "dot_general_transposed"))
-        call = f"{kernel}({', '.join(step.ins)})"
-        avals = [v.aval for v in eqn.outvars]
-        if not eqn.primitive.multiple_results:
-            return [f"{step.outs[0]} = _as_dtype({call}, {self._aval(avals[0])})"]
-        out = self._fresh()
-        lines = [f"{out} = {call}"]
-        lines += [f"{o} = _as_dtype({out}[{j}], {self._aval(a)})"
-                  for j, (o, a) in enumerate(zip(step.outs, avals))]
-        return lines
-
-    def _aval(self, aval):
-        """A namespace name for ``aval``, e.g. ``f32_128_512`` (``w``: weak)."""
-        name = _identifier(("w" if aval.weak_type else "") + aval.str_short(short_dtypes=True))
-        self.namespace[name] = aval
-        return name
-
-    def _kernel(self, eqn):
-        """The kernel an equation runs, bound in the namespace: specialized
-        to its types when the primitive can be (PERF-3), the physical rule
-        for key-typed operands (RNG-20), else ``impl`` with its params."""
-        prim = eqn.primitive
-        avals_in = [v.aval for v in eqn.invars]
-        avals_out = [v.aval for v in eqn.outvars]
-        if _key_typed(eqn):
-            out = avals_out if prim.multiple_results else avals_out[0]
-            kernel = core.physical_impl(prim, avals_in, out)
-            kernel = functools.partial(kernel, **eqn.params) if eqn.params else kernel
-        elif prim.specialize is not None:
-            kernel = prim.specialize(avals_in, avals_out, **eqn.params)
-        elif eqn.params:
-            kernel = functools.partial(prim.impl, **eqn.params)
-        else:
-            kernel = prim.impl
-        return self._bind(kernel, prim.name)
-
-
-def _fuse_transposed_dots(steps, results):
-    """Replace ``transpose(dot_general(a, b))``, where nothing else reads the
-    product, by one kernel writing the transposed product directly
-    (``dot.specialize_transposed_dot``; SPEC PERF-3)."""
-    from refjax._src.lax import dot
-    reads = collections.Counter(name for step in steps for name in step.ins)
-    reads.update(results)
-    producer = {step.outs[0]: step for step in steps
-                if step.eqn.primitive is dot.dot_general_p}
-    fused, dropped = [], set()
-    for step in steps:
-        eqn = step.eqn
-        source = producer.get(step.ins[0]) if eqn.primitive.name == "transpose" else None
-        kernel = None
-        if source is not None and reads[step.ins[0]] == 1 and not _key_typed(eqn):
-            kernel = dot.specialize_transposed_dot(
-                [v.aval for v in source.eqn.invars], eqn.outvars[0].aval,
-                source.eqn.params, eqn.params["permutation"])
-        if kernel is None:
-            fused.append(step)
-        else:
-            dropped.add(id(source))
-            fused.append(_Step(eqn, source.ins, step.outs, kernel))
-    return [step for step in fused if id(step) not in dropped]
-
-
-def _identifier(text):
-    """``text`` as a Python identifier: ``f32[128,512]`` -> ``f32_128_512``."""
-    name = "".join(ch if ch.isalnum() else "_" for ch in text).strip("_")
-    if keyword.iskeyword(name):
-        return name + "_"       # the ``and``, ``or``, ``not`` primitives
-    return name if name[:1].isalpha() else "t_" + name
-
-
-def _key_typed(eqn):
-    """Whether an operand or result of ``eqn`` is a PRNG key (RNG-20)."""
-    return any(isinstance(v.aval.dtype, dtypes.ExtendedDType)
-               for v in (*eqn.invars, *eqn.outvars))
-
-
-def _last_uses(steps, kept):
-    """Per step, the intermediates no later step reads (names in ``kept``
-    -- inputs and results -- are never listed)."""
-    last = {}
-    for k, step in enumerate(steps):
-        for name in step.ins:
-            if name[0] == "v" and name not in kept:
-                last[name] = k
-    dead = [[] for _ in steps]
-    for name, k in last.items():
-        dead[k].append(name)
-    return dead
-
-
-def _has_effects(eqn):
-    """Whether ``eqn`` or a jaxpr nested in it calls back into Python."""
-    return eqn.primitive.effectful or any(
-        _has_effects(e) for sub in core.jaxprs_in_params(eqn.params) for e in sub.eqns)
-
-
-def _conformer(array_type):
-    """``_as_dtype(buffer, aval)`` for a program on a backend whose arrays
-    have type ``array_type``: ``buffer`` itself when it already is such an
-    array of ``aval``'s dtype, else converted as eager results are
-    (``core.conform_buffer``: kernels may return scalars, host arrays or a wider
-    dtype).  Key data stays uint32 (SPEC RNG-3)."""
-    def as_dtype(buffer, aval):
-        if type(buffer) is array_type and buffer.dtype == aval.dtype:
-            return buffer
-        if isinstance(aval.dtype, dtypes.ExtendedDType):
-            return buffer
-        return core.conform_buffer(buffer, aval)
-    return as_dtype
-
 
 # ---------------------------------------------------------------------------
 # jit: resolving static and donated arguments (SPEC JIT-4, DON-4)
@@ -739,13 +474,27 @@ class _CallEntry:
             self.traced.out_tree, [_wrap_out(b, a) for b, a in zip(outs, self.out_avals)])
 
 
+class _KeyReuseChecker:
+    """Where the key-reuse checker (``random/key_reuse.py``, SPEC RNG-67)
+    plugs into ``jit`` when ``jax_debug_key_reuse`` is on; it sits above
+    this module and installs both functions when it is imported."""
+
+    def call_jitted(self, jitted, entry, call, args, kwargs, trace):
+        raise RuntimeError("the key-reuse checker is not loaded: import refjax.random")
+
+    def check_jaxpr(self, closed):
+        raise RuntimeError("the key-reuse checker is not loaded: import refjax.random")
+
+
+key_reuse_checker = _KeyReuseChecker()
+
+
 def _needs_placement(entry, flat):
     """Whether a call must work out where its results live (SHD-30): a
     committed argument, or sharding constraints in the program."""
     for x in flat:
         if type(x) is ArrayImpl and x._committed:
             return True
-    from refjax._src import sharding_impl
     return sharding_impl.entry_constrained(entry)
 
 
@@ -852,14 +601,12 @@ class JitWrapped:
         entry = self._entry(call)
         trace = core.current_trace()
         if cfg[7]:                          # key reuse (SPEC RNG-67, RNG-68)
-            from refjax._src import key_reuse
-            return key_reuse.call_jitted(self, entry, call, args, kwargs, trace)
+            return key_reuse_checker.call_jitted(self, entry, call, args, kwargs, trace)
         if trace is not core.eval_trace:
             outs = self._bind(entry, call.flat)
         elif cfg[5] or cfg[6]:
             outs = self._execute_checked(entry, call.flat, args, kwargs, cfg)
         elif self._placed or _needs_placement(entry, call.flat):
-            from refjax._src import sharding_impl     # SPEC SHD-30
             outs = sharding_impl.run_jit(self, entry, call, _execute)
         else:
             outs = _execute(entry, call.flat)
@@ -870,7 +617,6 @@ class JitWrapped:
         """Let later calls with this signature take the hot path."""
         if not self._plain or kwargs:
             return
-        from refjax._src import sharding_impl
         if sharding_impl.entry_constrained(entry):
             return
         key = _fast_key(args, cfg)
@@ -884,7 +630,6 @@ class JitWrapped:
     # -- shardings (SPEC SHD-30) --------------------------------------------------
     def _flat_in_shardings(self, call):
         """Per flat argument leaf: its ``in_shardings`` entry or None."""
-        from refjax._src import sharding_impl
         dyn_args, dyn_kwargs = tree_util.tree_unflatten(call.in_tree, call.flat)
         args_tree = tree_util.tree_structure(dyn_args)
         n_kw = len(call.flat) - args_tree.num_leaves
@@ -899,7 +644,6 @@ class JitWrapped:
         return sharding_impl.flat_shardings(spec, args_tree, ("jit", "in_shardings"))
 
     def _flat_out_shardings(self, entry):
-        from refjax._src import sharding_impl
         spec = self.out_shardings
         if isinstance(spec, list):
             spec = tuple(spec)
@@ -1347,7 +1091,7 @@ def clear_caches():
     for f in list(_all_jit_functions):
         f.clear_cache()
     _trace_caches.clear()
-    _executables.clear()
+    compiler.clear_cache()
 
 
 # ---------------------------------------------------------------------------
@@ -1375,8 +1119,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
             entry, _ = wrapped._entry_for(args, kwargs)
         closed = entry.traced.closed
         if _config.debug_key_reuse.value:   # checked at trace time (SPEC RNG-67)
-            from refjax._src import key_reuse
-            key_reuse.check_key_reuse_jaxpr(closed)
+            key_reuse_checker.check_jaxpr(closed)
         if not return_shape:
             return closed
         shapes = [_shape_dtype_struct(a) for a in entry.out_avals]
@@ -1404,7 +1147,6 @@ def block_until_ready(x):
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Arrays for every leaf of ``x``; committed to ``device`` (a Device or
     a Sharding) when one is given (SPEC SHD-13)."""
-    from refjax._src import sharding_impl
     return sharding_impl.device_put(x, device, src=src, donate=donate,
                                     may_alias=may_alias)
 

@@ -12,7 +12,8 @@ import numpy as np
 from refjax._src import backend as _backend
 from refjax._src import devices as _devices
 from refjax._src import dtypes
-from refjax._src import sharding as _sharding
+from refjax._src.casting import freeze
+from refjax._src import mesh as _sharding
 
 
 class Array:
@@ -267,8 +268,7 @@ class ArrayImpl(Array):
         return self.copy()
 
     def __reduce__(self):
-        from refjax._src.numpy_creation import array as _array
-        return (_array, (self._host(), self._dtype))
+        return (_unpickle, (self._host(), self._dtype))
 
     # -- printing (SPEC ARR-5) ---------------------------------------------
     def __repr__(self):
@@ -297,3 +297,8 @@ def array_repr(host, dtype, weak_type):
     prefix = "Array("
     body = np.array2string(host, prefix=prefix, suffix=",", separator=", ")
     return f"{prefix}{body}, {suffix})"
+
+
+def _unpickle(host, dtype):
+    """The Array a pickle holds: its host data on the default device."""
+    return ArrayImpl(freeze(_backend.get().asarray(np.array(host, dtype=dtype))), dtype)

@@ -9,6 +9,8 @@ import importlib.util
 import os
 import sys
 
+from refjax._src import config as _config
+
 _active = None
 
 
@@ -37,8 +39,6 @@ def _backends_package():
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    import refjax
-    refjax.backends = module
     return module
 
 
@@ -52,6 +52,15 @@ def select(name):
 def get():
     """The active backend, loading the configured one on first use."""
     if _active is None:
-        from refjax._src.config import refjax_backend
         return select(refjax_backend.value)
     return _active
+
+
+def _switch_backend(option, value):
+    select(value)
+
+
+refjax_backend = _config._define(
+    "refjax_backend", "numpy", ("numpy", "cupy"), env="REFJAX_BACKEND",
+    on_update=_switch_backend,
+    help="Array library that runs primitive kernels (refjax only).")

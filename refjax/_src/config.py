@@ -252,15 +252,3 @@ legacy_prng_key = _define(
     env="JAX_LEGACY_PRNG_KEY")
 platforms = _define("jax_platforms", None, str, allow_none=True,
                     env="JAX_PLATFORMS")
-
-
-def _switch_backend(option, value):
-    # Imported here: the backend registry imports this module.
-    from refjax._src import backend
-    backend.select(value)
-
-
-refjax_backend = _define(
-    "refjax_backend", "numpy", ("numpy", "cupy"), env="REFJAX_BACKEND",
-    on_update=_switch_backend,
-    help="Array library that runs primitive kernels (refjax only).")

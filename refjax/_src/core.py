@@ -7,7 +7,7 @@ How a program runs (SPEC TRC-1, TRC-2, LEAK-1):
   transformation that is the :class:`EvalTrace`, which runs the primitive's
   implementation on concrete buffers through the backend.  Inside ``jit`` or
   ``make_jaxpr`` it is a staging trace that records an equation instead
-  (``refjax._src.partial_eval``); later transformations (JVP, batching) are
+  (``refjax._src.interpreters.partial_eval``); later transformations (JVP, batching) are
   further traces that interpret the primitive and re-bind on their parent.
 * A tracer belongs to exactly one trace.  Reaching a trace that is not its
   own and not an enclosing one means it escaped: ``UnexpectedTracerError``.
@@ -32,7 +32,6 @@ from refjax._src import dtypes
 from refjax._src import errors
 from refjax._src import pretty_printer as pp
 from refjax._src.array import Array, ArrayImpl, check_truth_value_size
-from refjax._src.fperrors import quiet
 
 
 # ---------------------------------------------------------------------------
@@ -184,6 +183,16 @@ class Primitive:
         # (``jit``, ``custom_jvp_call``, ``checkpoint``...): the compiler
         # inlines that jaxpr into the calling program (SPEC PERF-2).
         self.call_param = None
+        # ``specialize_transposed(avals_in, out_aval, params, permutation)
+        # -> kernel or None``: a kernel writing the result already
+        # transposed, which the compiler uses for ``transpose(prim(...))``
+        # when nothing else reads the untransposed result (SPEC PERF-3).
+        self.specialize_transposed = None
+        # Rules this primitive deliberately lacks: rule name ("jvp",
+        # "transpose", "batch"...) -> why, matching JAX (an integer-only
+        # primitive has no JVP).  Set with ``not_supported``; the rule
+        # table in docs/primitives.md and its test read it.
+        self.unsupported = {}
 
     def __repr__(self):
         return self.name
@@ -191,8 +200,12 @@ class Primitive:
     def bind(self, *args, **params):
         trace = _trace_state.trace
         if trace is eval_trace:     # eager: skip a call (SPEC PERF-1)
-            return apply_primitive(self, args, params)
+            return _apply_primitive(self, args, params)
         return trace.process_primitive(self, args, params)
+
+    def not_supported(self, rule, reason):
+        """Record that this primitive has no ``rule`` on purpose, and why."""
+        self.unsupported[rule] = reason
 
     def def_impl(self, impl):
         self.impl = impl
@@ -201,6 +214,28 @@ class Primitive:
     def def_abstract_eval(self, rule):
         self.abstract_eval = rule
         return rule
+
+
+class _LaxOps:
+    """The lax operations that core and the interpreters apply to tracers:
+    ``index_in_dim`` (iterating over a tracer), ``convert_element_type`` and
+    ``broadcast`` (materialised zeros in AD), ``transpose`` and
+    ``broadcast_in_dim`` (moving batch axes).  They are lax primitives,
+    defined above this layer: ``refjax._src.lax.shapes`` installs them when
+    it is imported (``install``), so core imports nothing above it."""
+
+    NAMES = ("index_in_dim", "convert_element_type", "broadcast", "transpose",
+             "broadcast_in_dim")
+
+    def install(self, **functions):
+        assert set(functions) == set(self.NAMES), sorted(functions)
+        self.__dict__.update(functions)
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"lax.{name} is not loaded yet: import refjax first.")
+
+
+lax_ops = _LaxOps()
 
 
 # ---------------------------------------------------------------------------
@@ -224,7 +259,7 @@ class EvalTrace(Trace):
     """Runs primitives on concrete values (eager execution)."""
 
     def process_primitive(self, primitive, args, params):
-        return apply_primitive(primitive, args, params)
+        return _apply_primitive(primitive, args, params)
 
     def __repr__(self):
         return "EvalTrace"
@@ -246,114 +281,28 @@ class CompileTimeEvalTrace(Trace):
         for a in args:
             if isinstance(a, Tracer):
                 return self.parent.process_primitive(primitive, args, params)
-        return apply_primitive(primitive, args, params)
+        return _apply_primitive(primitive, args, params)
 
     def __repr__(self):
         return "CompileTimeEvalTrace"
 
 
-def apply_primitive(primitive, args, params):
-    """Run ``primitive`` on concrete arguments and wrap the results.
-
-    The common case -- every operand a plain array on the default device,
-    no configuration override active -- takes a remembered plan for the
-    operands' shapes, dtypes and weak types (SPEC PERF-1): no abstract
-    evaluation, no jaxpr, just the kernel and the wrapping of its result.
-    """
-    sig = [primitive]
-    for a in args:
-        if type(a) is not ArrayImpl:
-            return _apply_general(primitive, args, params)
-        s = a._sig
-        if s is None:
-            if a._committed or a._buffer is None:   # the general path decides
-                return _apply_general(primitive, args, params)
-            s = a._sig = (a._buffer.shape, a._dtype, a.weak_type)
-        sig.append(s)
-    if params:
-        sig.append(tuple(params.items()))
-    sig = tuple(sig)
-    try:
-        plan = _eager_plans[sig]
-    except KeyError:
-        if _config.overrides_active() or not _plain_params(params):
-            return _apply_general(primitive, args, params)
-        if len(_eager_plans) > _MAX_PLANS:
-            _eager_plans.clear()   # a program sweeping over many shapes
-        plan = _eager_plans[sig] = _EagerPlan.make(primitive, args, params)
-    except TypeError:           # a parameter that cannot be hashed
-        return _apply_general(primitive, args, params)
-    if plan is None or _overrides.values:
-        return _apply_general(primitive, args, params)
-    return plan.run([a._buffer for a in args], params)
+def _no_dispatch(primitive, args, params):
+    raise RuntimeError("refjax._src.dispatch is not loaded: import refjax first.")
 
 
-_PLAIN_TYPES = (type(None), bool, int, float, str, np.dtype, enum.Enum)
+# Eager execution of one primitive on concrete operands.  It lives in
+# ``refjax._src.dispatch`` (which knows the backend kernels, eager plans and
+# the checks that watch them) and is installed from there at import, so
+# that core imports nothing above it.
+_apply_primitive = _no_dispatch
 
 
-def _plain_params(params):
-    """Whether ``params`` are plain data (numbers, strings, dtypes, tuples):
-    a jaxpr or a callback made afresh per call would make every call a new
-    plan, and keep its objects alive in the table."""
-    def plain(value):
-        if isinstance(value, tuple):
-            return all(plain(v) for v in value)
-        return isinstance(value, _PLAIN_TYPES)
-    return all(plain(v) for v in params.values())
-
-
-class _EagerPlan:
-    """What eager dispatch of one primitive on one operand signature needs:
-    the output avals (computed once), and whether results must be checked
-    for NaN (``jax_debug_nans``, read when the plan is made; plans are
-    dropped whenever the configuration changes)."""
-
-    __slots__ = ("name", "impl", "kernel", "multiple", "avals", "dtypes",
-                 "weak", "sigs", "array_type", "check")
-
-    @classmethod
-    def make(cls, primitive, args, params):
-        """The plan, or None when the general path must run every time
-        (PRNG keys in or out, whose key-reuse checks run per call)."""
-        avals_in = [_concrete_aval(a, a._buffer) for a in args]
-        avals = primitive.abstract_eval(*avals_in, **params)
-        outs = avals if primitive.multiple_results else [avals]
-        if any(isinstance(a.dtype, dtypes.ExtendedDType) for a in outs):
-            return None
-        plan = cls()
-        plan.name = primitive.name
-        if primitive.specialize is not None:    # SPEC PERF-3
-            plan.kernel = primitive.specialize(avals_in, outs, **params)
-            plan.impl = None
-        else:
-            plan.impl = primitive.impl
-        plan.multiple = primitive.multiple_results
-        plan.avals = outs
-        plan.dtypes = [a.dtype for a in outs]
-        plan.weak = [a.weak_type for a in outs]
-        plan.sigs = [(a.shape, a.dtype, a.weak_type) for a in outs]
-        plan.array_type = _backend_array_type()
-        plan.check = _config.any_enabled(_debug_nans, _debug_infs)
-        return plan
-
-    def run(self, buffers, params):
-        if self.impl is None:
-            out = quiet(self.kernel, *buffers)
-        else:
-            out = self.impl(*buffers, **params)
-        if not self.multiple:
-            dtype = self.dtypes[0]
-            if type(out) is not self.array_type or out.dtype is not dtype:
-                out = conform_buffer(out, self.avals[0])
-            result = ArrayImpl(out, dtype, self.weak[0])
-            result._sig = self.sigs[0]
-            if self.check:
-                check_nans(self.name, [result])
-            return result
-        results = [wrap_buffer(b, a) for b, a in zip(out, self.avals)]
-        if self.check:
-            check_nans(self.name, results)
-        return results
+def set_eager_dispatch(apply_primitive):
+    """Install ``apply_primitive(primitive, args, params)``, which runs a
+    primitive eagerly (``refjax._src.dispatch`` does at import)."""
+    global _apply_primitive
+    _apply_primitive = apply_primitive
 
 
 def conform_buffer(buffer, aval):
@@ -366,78 +315,6 @@ def conform_buffer(buffer, aval):
     if buffer.dtype != aval.dtype:
         buffer = buffer.astype(aval.dtype)
     return buffer
-
-
-_eager_plans = {}
-_overrides = _config._overrides
-_MAX_PLANS = 20000
-_config.on_global_update(_eager_plans.clear)
-
-
-def _apply_general(primitive, args, params):
-    """``apply_primitive`` for any operands: scalars, NumPy values, key
-    arrays, committed or sharded arrays, and under configuration overrides."""
-    buffers, avals_in = [], []
-    extended = placed = False
-    for a in args:
-        if type(a) is ArrayImpl:  # the common case, kept short: eager speed
-            b = a._value
-            avals_in.append(ShapedArray(b.shape, a._dtype, a.weak_type))
-            placed = placed or a._committed
-        else:
-            b = to_buffer(a)
-            aval = _concrete_aval(a, b)
-            extended = extended or isinstance(aval.dtype, dtypes.ExtendedDType)
-            avals_in.append(aval)
-        buffers.append(b)
-    avals_out = primitive.abstract_eval(*avals_in, **params)
-    if extended:
-        if _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
-            from refjax._src import key_reuse
-            key_reuse.check_eager(primitive, args, avals_in, avals_out, params)
-        out = physical_impl(primitive, avals_in, avals_out)(*buffers, **params)
-    else:
-        out = primitive.impl(*buffers, **params)
-    if primitive.multiple_results:
-        results = [wrap_buffer(b, a) for b, a in zip(out, avals_out)]
-    else:
-        results = wrap_buffer(out, avals_out)
-    if extended and _config.debug_key_reuse.value:   # key reuse (SPEC RNG-65)
-        from refjax._src import key_reuse
-        key_reuse.update_eager(primitive, args, results, avals_in, avals_out, params)
-    if placed:   # committed operands decide where results live (SPEC SHD-16)
-        from refjax._src import sharding_impl
-        results = sharding_impl.place_eager(primitive, params, args, avals_in, results)
-    if _config.any_enabled(_debug_nans, _debug_infs):
-        check_nans(primitive.name, results)
-    return results
-
-
-_debug_nans, _debug_infs = _config.debug_nans, _config.debug_infs
-
-
-def physical_impl(primitive, avals_in, avals_out):
-    """A buffers-only implementation of ``primitive`` for operands of these
-    avals, some of extended dtype (RNG-20): its ``physical`` rule, which
-    knows the shape of the key data behind each key."""
-    rule = primitive.physical
-    if rule is not None:
-        return lambda *buffers, **params: rule(buffers, avals_in, avals_out, **params)
-
-    def run(*buffers, **params):
-        # Primitives holding jaxprs (jit, cond, scan...) pass buffers on to
-        # compiled sub-programs, which apply these rules equation by equation.
-        if jaxprs_in_params(params):
-            return primitive.impl(*buffers, **params)
-        names = ", ".join(a.dtype.name for a in avals_in)
-        raise TypeError(f"{primitive.name} does not accept dtypes {names}.")
-    return run
-
-
-def _concrete_aval(arg, buffer):
-    if isinstance(arg, ArrayImpl):
-        return ShapedArray(buffer.shape, arg.dtype, arg.weak_type)
-    return get_aval(arg)
 
 
 def to_buffer(x):
@@ -467,20 +344,6 @@ def wrap_buffer(buffer, aval):
 def _backend_array_type():
     """The exact array type of the active backend (a fast path for checks)."""
     return _backend.get().xp.ndarray
-
-
-def check_nans(name, results):
-    """``jax_debug_nans``/``jax_debug_infs``: raise naming the primitive."""
-    outs = results if isinstance(results, list) else [results]
-    for r in outs:
-        if not dtypes.issubdtype(r.dtype, np.inexact):
-            continue
-        host = np.asarray(r._host(), dtype=np.complex128 if r.dtype.kind == "c"
-                          else np.float64)
-        if _config.debug_nans.value and np.isnan(host).any():
-            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
-        if _config.debug_infs.value and np.isinf(host).any():
-            raise FloatingPointError(f"invalid value (inf) encountered in {name}")
 
 
 class _TraceState:
@@ -576,8 +439,7 @@ class Tracer(Array):
     def __iter__(self):
         if not self.ndim:
             raise TypeError("iteration over a 0-d array")
-        from refjax._src.lax import lax
-        return iter([lax.index_in_dim(self, i, keepdims=False)
+        return iter([lax_ops.index_in_dim(self, i, keepdims=False)
                      for i in range(self.shape[0])])
 
     def __repr__(self):
@@ -1204,6 +1066,24 @@ def fun_source_info(fun):
     if code is None:
         return name
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def canonicalize_shape(shape, context="Shapes"):
+    """A tuple of non-negative ints, or TypeError as JAX gives (SPEC ARR-6)."""
+    if not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    dims = []
+    for d in shape:
+        try:
+            dims.append(operator.index(d))
+        except TypeError:
+            raise TypeError("Shapes must be 1D sequences of concrete values of "
+                            f"integer type, got {tuple(shape)}.") from None
+    dims = tuple(dims)
+    if any(d < 0 for d in dims):
+        raise TypeError("broadcast_in_dim shape must have every element be "
+                        f"nonnegative, got {dims}.")
+    return dims
 
 
 def canonicalize_axis(axis, ndim):

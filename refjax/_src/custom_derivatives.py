@@ -13,10 +13,11 @@ rules (SPEC AD-65, AD-67):
 import functools
 import inspect
 
-from refjax._src import ad, batching, core, errors
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import ad, batching
+from refjax._src import core, errors
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
-from refjax._src.ad import Zero
+from refjax._src.interpreters.ad import Zero
 from refjax._src.api import def_call
 from refjax._src.core import Primitive
 

@@ -9,8 +9,8 @@ import string
 
 import numpy as np
 
-from refjax._src import ad
-from refjax._src import batching
+from refjax._src.interpreters import ad
+from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl

@@ -14,5 +14,5 @@ splitting it) then raises, eagerly or when a jitted function is traced::
      ...
     KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0
 
-The implementation is ``refjax._src.key_reuse`` (SPEC RNG-65 .. RNG-74).
+The implementation is ``refjax._src.random.key_reuse`` (SPEC RNG-65 .. RNG-74).
 """

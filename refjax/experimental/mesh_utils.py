@@ -1,2 +1,2 @@
 """``jax.experimental.mesh_utils``: device arrays for meshes (SPEC SHD-6)."""
-from refjax._src.sharding import create_device_mesh  # noqa: F401
+from refjax._src.mesh import create_device_mesh  # noqa: F401

@@ -7,6 +7,6 @@ def __getattr__(name):
     if name == "shard_map":
         warnings.warn("jax.experimental.shard_map is deprecated in v0.8.0. Used "
                       "jax.shard_map instead.", DeprecationWarning, stacklevel=2)
-        from refjax._src.shard_map import experimental_shard_map
+        from refjax._src.sharding.shard_map import experimental_shard_map
         return experimental_shard_map
     raise AttributeError(f"module 'refjax.experimental.shard_map' has no attribute {name!r}")

@@ -5,7 +5,8 @@ This module holds the names; their rules live in ``refjax._src.nn``
 """
 from refjax._src.nn.functions import (  # noqa: F401
     celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh,
-    identity, leaky_relu, log_sigmoid, log_softmax, logsumexp, one_hot, relu,
-    relu6, selu, sigmoid, silu, soft_sign, softmax, softplus, sparse_plus,
-    sparse_sigmoid, standardize, swish,
+    identity, leaky_relu, log_sigmoid, log_softmax, one_hot, relu, relu6, selu,
+    sigmoid, silu, soft_sign, softmax, softplus, sparse_plus, sparse_sigmoid,
+    standardize, swish,
 )
+from refjax._src.nn.logsumexp import logsumexp  # noqa: F401

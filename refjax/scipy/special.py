@@ -1,8 +1,10 @@
 """``refjax.scipy.special``: special functions, as ``jax.scipy.special``.
 
-This module holds the names; their rules live in ``refjax._src.scipy.special``.
+This module holds the names; their rules live in ``refjax._src.scipy.special``
+(``logsumexp`` in ``refjax._src.nn.logsumexp``, shared with ``jax.nn``).
 """
+from refjax._src.nn.logsumexp import logsumexp  # noqa: F401
 from refjax._src.scipy.special import (  # noqa: F401
     betaln, digamma, entr, erf, erfc, erfinv, expit, gamma, gammaln, gammasgn,
-    log_ndtr, logit, logsumexp, ndtr, ndtri, xlog1py, xlogy,
+    log_ndtr, logit, ndtr, ndtri, xlog1py, xlogy,
 )

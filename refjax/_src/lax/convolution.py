@@ -21,7 +21,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from refjax._src import ad
+from refjax._src.interpreters import ad
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes

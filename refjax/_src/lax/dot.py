@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from refjax._src import ad, core, dtypes
+from refjax._src.interpreters import ad
+from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax
 from refjax._src.lax.lax import _xp
@@ -172,6 +173,9 @@ def specialize_transposed_dot(avals_in, out_aval, params, permutation):
     flipped = dict(params, dimension_numbers=((rc, lc), (rb, lb)))
     kernel = _specialize_dot_general([rhs, lhs], [out_aval], **flipped)
     return lambda a, b: kernel(b, a)
+
+
+dot_general_p.specialize_transposed = specialize_transposed_dot
 
 
 def _dot_compute_dtype(a, b, out):

@@ -21,11 +21,12 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad
-from refjax._src import batching
+from refjax._src.interpreters import ad
+from refjax._src.interpreters import batching
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
+from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.fperrors import quiet
 from refjax._src.lax import xla_cpu_math
@@ -1072,6 +1073,19 @@ convert_element_type_p.pp_params = lambda p: {k: v for k, v in p.items()
 def convert_element_type(operand, new_dtype):
     """Cast to ``new_dtype`` with XLA's rules (SPEC DT-13); never weak."""
     return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def asarray(x):
+    """``lax.asarray``: ``x`` as an Array (or tracer), dtype and weak type kept.
+
+    Arrays and tracers are returned as they are; Python scalars become weak
+    0-d arrays, NumPy values strong ones.
+    """
+    if isinstance(x, Array):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return asarray(x.__jax_array__())
+    return _convert_element_type(x, None, core.get_aval(x).weak_type)
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):

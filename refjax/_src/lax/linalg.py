@@ -17,9 +17,9 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad
+from refjax._src.interpreters import ad
 from refjax._src import backend as _backend
-from refjax._src import batching
+from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax

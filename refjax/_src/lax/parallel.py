@@ -22,12 +22,12 @@ import math
 
 import numpy as np
 
-from refjax._src import ad, batching, core, tree_util
+from refjax._src.interpreters import ad, batching
+from refjax._src import core, tree_util
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
 from refjax._src.lax import shapes, slicing
 from refjax._src.lax import reductions as _reductions
-from refjax._src.numpy_creation import asarray
 
 
 # ---------------------------------------------------------------------------
@@ -343,7 +343,7 @@ def axis_index(axis_name):
     names, the row-major index over all of them (SPEC VMAP-74)."""
     if not isinstance(axis_name, (tuple, list)):
         return axis_index_p.bind(axis_name=axis_name)
-    index, inner = asarray(0), 1
+    index, inner = lax.asarray(0), 1
     for name in reversed(axis_name):
         index = index + axis_index(name) * inner
         inner *= axis_size(name)
@@ -669,7 +669,7 @@ def _manual_ppermute(x, names, perm):
         src_of[d] = s
     gathered = _manual_all_gather(x, names, 0, False)
     me = axis_index(names)
-    src = slicing.dynamic_index_in_dim(asarray(src_of), me, keepdims=False)
+    src = slicing.dynamic_index_in_dim(lax.asarray(src_of), me, keepdims=False)
     got = slicing.dynamic_index_in_dim(gathered, lax.max(src, np.int32(0)),
                                        keepdims=False)
     zero = lax.full_like(got, 0)

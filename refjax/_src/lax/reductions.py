@@ -16,7 +16,8 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, batching, core, dtypes
+from refjax._src.interpreters import ad, batching
+from refjax._src import core, dtypes
 from refjax._src.backend import get as _backend
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.custom_derivatives import custom_jvp

@@ -16,15 +16,15 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, batching, core, dtypes
+from refjax._src.interpreters import ad, batching
+from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
 from refjax._src.lax.lax import _all_weak, _check_same_dtypes, _xp
 
 
 def _static_shape(shape, what="shape"):
-    from refjax._src.numpy_creation import canonicalize_shape
-    return canonicalize_shape(shape)
+    return core.canonicalize_shape(shape)
 
 
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
@@ -772,3 +772,8 @@ ad.deflinear(copy_p, lambda ct, operand: [copy_p.bind(ct)])
 # A copy acts on each element alone (SPEC VMAP-28).  ``iota`` has no operands,
 # so it never sees a batched value and needs no rule.
 batching.defvectorized(copy_p)
+
+# Core and the interpreters apply these to tracers (``core.lax_ops``).
+core.lax_ops.install(
+    index_in_dim=index_in_dim, convert_element_type=lax._convert_element_type,
+    broadcast=broadcast, transpose=transpose, broadcast_in_dim=broadcast_in_dim)

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from refjax._src import ad
+from refjax._src.interpreters import ad
 from refjax._src import backend as _backend
 from refjax._src import core
 from refjax._src import dtypes
@@ -1019,7 +1019,7 @@ def _reduction_jaxpr(op, dtype):
     dtype errors (``add`` on bool) as in JAX; ``op`` must return an array
     and may not close over tracers (IDX-17).
     """
-    from refjax._src import partial_eval as pe
+    from refjax._src.interpreters import partial_eval as pe
 
     def body(x, y):
         result = op(x, y)

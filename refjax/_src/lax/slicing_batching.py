@@ -6,7 +6,7 @@ set whenever the primitives exist.
 """
 import numpy as np
 
-from refjax._src import batching
+from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src.lax.slicing import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, _lax,

@@ -13,7 +13,8 @@ import operator
 
 import numpy as np
 
-from refjax._src import ad, backend, batching, core, dtypes
+from refjax._src.interpreters import ad, batching
+from refjax._src import backend, core, dtypes
 from refjax._src.core import Primitive
 from refjax._src.lax import lax
 from refjax._src.lax.lax import _xp

@@ -2,7 +2,7 @@
 import numpy as np
 
 from refjax._src import dtypes
-from refjax._src.ad import stop_gradient
+from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.numpy import util

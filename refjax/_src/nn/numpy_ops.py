@@ -36,7 +36,7 @@ def asarray(x):
     """``jnp.asarray`` for what ``one_hot`` accepts (arrays, tracers, lists)."""
     if isinstance(x, Array):
         return x
-    from refjax._src.numpy_creation import asarray as _asarray
+    from refjax._src.numpy.creation import asarray as _asarray
     return _asarray(x)
 
 

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from refjax._src import core, dtypes
-from refjax._src import numpy_creation as creation
+from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
 from refjax._src.numpy import util

@@ -12,7 +12,7 @@ import numpy as np
 
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src import numpy_creation as creation
+from refjax._src.numpy import creation as creation
 from refjax._src.lax import lax, shapes
 from refjax._src.lax.fft import FftType, fft as lax_fft
 from refjax._src.numpy import lax_numpy, util

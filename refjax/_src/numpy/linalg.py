@@ -16,7 +16,7 @@ import numpy as np
 
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src import numpy_creation as creation
+from refjax._src.numpy import creation as creation
 from refjax._src.lax import lax
 from refjax._src.lax import linalg as lax_linalg
 from refjax._src.numpy import lax_numpy, reductions, ufuncs, util

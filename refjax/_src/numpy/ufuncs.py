@@ -20,13 +20,14 @@ from functools import partial
 
 import numpy as np
 
-from refjax._src import ad
+from refjax._src.interpreters import ad
 from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
+from refjax._src.lax.control_flow.loops import while_loop
 from refjax._src.numpy import util
 from refjax._src.numpy.util import _const, _full_like, _where
 
@@ -1145,7 +1146,7 @@ def iscomplexobj(x):
         return False
     dt = getattr(x, "dtype", None)
     if dt is None:
-        from refjax._src.numpy_creation import asarray
+        from refjax._src.numpy.creation import asarray
         dt = asarray(x).dtype
     return dtypes.issubdtype(dt, np.complexfloating)
 
@@ -1178,21 +1179,9 @@ def gcd(x1, x2):
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
     x1, x2 = util._broadcast_arrays(x1, x2)
     state = (abs(x1), abs(x2))
-    while_loop = _while_loop()
-    if while_loop is not None:
-        from refjax._src.numpy import reductions
-        return while_loop(lambda s: reductions.any(not_equal(s[1], 0)),
-                          lambda s: _gcd_step(*s), state)[0]
-    # Without lax.while_loop: enough unrolled steps for any operands of this
-    # width (Lame: fewer than 1.45 * bits + 2 Euclid steps).
-    for _ in range(int(1.45 * dtypes.iinfo(_dtype(x1)).bits) + 2):
-        state = _gcd_step(*state)
-    return state[0]
-
-
-def _while_loop():
-    from refjax import lax as public_lax
-    return getattr(public_lax, "while_loop", None)
+    from refjax._src.numpy import reductions
+    return while_loop(lambda s: reductions.any(not_equal(s[1], 0)),
+                      lambda s: _gcd_step(*s), state)[0]
 
 
 @jit

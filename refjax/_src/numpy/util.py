@@ -44,17 +44,7 @@ def check_arraylike_or_none(fun_name, *args):
                             f"arguments, got {type(arg)} at position {pos}.")
 
 
-def asarray(x):
-    """``x`` as an Array (or tracer) without changing dtype or weak type.
-
-    Arrays and tracers are returned as they are; Python scalars become weak
-    0-d arrays, NumPy values strong ones.
-    """
-    if isinstance(x, Array):
-        return x
-    if hasattr(x, "__jax_array__"):
-        return asarray(x.__jax_array__())
-    return lax._convert_element_type(x, None, core.get_aval(x).weak_type)
+asarray = lax.asarray
 
 
 def ensure_arraylike(fun_name, *args):

@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from refjax._src import core
+from refjax._src.numpy import creation, lax_numpy
 from refjax._src.vmap_api import vmap
 
 _DIM = r"\w+"
@@ -25,11 +26,6 @@ def _parse_signature(signature):
     def cores(text):
         return [tuple(re.findall(_DIM, c)) for c in re.findall(_CORE, text)]
     return cores(ins), cores(outs)
-
-
-def _jnp():
-    import refjax.numpy
-    return refjax.numpy
 
 
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
@@ -56,7 +52,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             if len(in_cores) != len(args):
                 raise TypeError(f"wrong number of positional arguments: expected "
                                 f"{len(in_cores)}, got {len(args)} {context}")
-        args = [_jnp().asarray(a) for a in args]
+        args = [creation.asarray(a) for a in args]
         loop_shape, sizes = _loop_shape_and_core_sizes(args, in_cores, context)
         if out_cores is not None:
             func = _checked(func, sizes, out_cores, context)
@@ -127,7 +123,7 @@ def _vectorized_call(func, args, in_cores, loop_shape):
         full = (1,) * (rank - len(own)) + own
         mapped.append([s != 1 for s in full])
         ones = tuple(i for i, s in enumerate(own) if s == 1)
-        squeezed.append(_jnp().squeeze(arg, axis=ones) if ones else arg)
+        squeezed.append(lax_numpy.squeeze(arg, axis=ones) if ones else arg)
     expand = [d for d in range(rank) if not any(m[d] for m in mapped)]
     f = func
     for d in reversed(range(rank)):
@@ -136,14 +132,14 @@ def _vectorized_call(func, args, in_cores, loop_shape):
     out = f(*squeezed)
     if not expand:
         return out
-    grow = lambda r: _jnp().expand_dims(r, tuple(expand))  # noqa: E731
+    grow = lambda r: lax_numpy.expand_dims(r, tuple(expand))  # noqa: E731
     return tuple(map(grow, out)) if isinstance(out, tuple) else grow(out)
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """``func1d`` applied to every 1-D slice of ``arr`` along ``axis``; the
     axis is replaced by the dims of ``func1d``'s result (SPEC VMAP-94)."""
-    arr = _jnp().asarray(arr)
+    arr = creation.asarray(arr)
     ndim = np.ndim(arr)
     axis = core.canonicalize_axis(axis, ndim)
     f = lambda x: func1d(x, *args, **kwargs)  # noqa: E731
@@ -159,11 +155,11 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 def apply_over_axes(func, a, axes):
     """``func(a, axis)`` applied for each axis in turn, a removed axis put
     back with size 1 (SPEC VMAP-94)."""
-    a = _jnp().asarray(a)
+    a = creation.asarray(a)
     for axis in axes:
         b = func(a, axis)
         if np.ndim(b) == np.ndim(a) - 1:
-            b = _jnp().expand_dims(b, axis)
+            b = lax_numpy.expand_dims(b, axis)
         elif np.ndim(b) != np.ndim(a):
             raise ValueError("function is not returning an array of the correct shape")
         a = b

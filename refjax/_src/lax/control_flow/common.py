@@ -8,7 +8,7 @@ primitive's jaxprs only hold concrete constants.
 import inspect
 
 from refjax._src import core, tree_util
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import partial_eval as pe
 
 
 def trace_to_jaxpr(fun, in_tree, in_avals, name):

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from refjax._src import ad, backend, batching, core, dtypes, tree_util
+from refjax._src.interpreters import ad, batching
+from refjax._src import backend, core, dtypes, tree_util
 from refjax._src import config as _config
-from refjax._src import partial_eval as pe
-from refjax._src.api import executable_for
+from refjax._src.interpreters import partial_eval as pe
+from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, Var, set_current_trace
 from refjax._src.lax import lax
 from refjax._src.lax.control_flow.common import (
@@ -148,8 +149,7 @@ def _as_array(x):
     """An operand a branch returns unchanged, as an array (``lax.asarray``)."""
     if isinstance(x, core.Tracer):
         return x
-    from refjax._src import numpy_creation
-    return numpy_creation.asarray(x)
+    return lax.asarray(x)
 
 
 def _trace_branch(fun, in_tree, avals, name):

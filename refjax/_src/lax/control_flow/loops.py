@@ -14,10 +14,12 @@ reverse mode raises JAX's error when a ``while`` is transposed.
 
 import numpy as np
 
-from refjax._src import ad, backend, batching, core, dtypes, errors, tree_util
+from refjax._src.interpreters import ad, batching
+from refjax._src import backend, core, dtypes, errors, tree_util
 from refjax._src import config as _config
-from refjax._src import partial_eval as pe
-from refjax._src.api import executable_for
+from refjax._src.interpreters import partial_eval as pe
+from refjax._src.compiler import executable_for
+from refjax._src.lax import lax
 from refjax._src.core import ClosedJaxpr, Primitive, Var
 from refjax._src.lax.control_flow.common import (
     aval_of, check_carry_type, trace_to_jaxpr, typematch,
@@ -56,11 +58,10 @@ _NOT_CONCRETE = object()
 def _python_while(cond_fun, body_fun, init_val):
     """Under ``disable_jit`` the loop runs in Python (SPEC CF-44); a traced
     predicate falls back to the primitive."""
-    from refjax._src.numpy.util import asarray
     try:
-        val = tree_util.tree_map(asarray, init_val)
+        val = tree_util.tree_map(lax.asarray, init_val)
         while cond_fun(val):
-            val = tree_util.tree_map(asarray, body_fun(val))
+            val = tree_util.tree_map(lax.asarray, body_fun(val))
         return val
     except errors.ConcretizationTypeError:
         return _NOT_CONCRETE
@@ -102,7 +103,6 @@ def _promote_weak_typed_inputs(leaves, in_avals, out_avals):
     """``(leaves, changed)``: a weakly typed leaf whose type differs from the
     body's output for it is cast (strongly) to the join of the two dtypes,
     so that the loop is traced again on it (SPEC CF-32)."""
-    from refjax._src.lax import lax
     out, changed = [], False
     for x, a, o in zip(leaves, in_avals, out_avals):
         if a.weak_type and not typematch(a, o):

@@ -10,18 +10,15 @@ import builtins
 
 import numpy as np
 
-from refjax._src import ad, backend, batching, config, core, dtypes, tree_util
-from refjax._src import partial_eval as pe
-from refjax._src.api import executable_for
+from refjax._src.interpreters import ad, batching
+from refjax._src import backend, config, core, dtypes, tree_util
+from refjax._src.interpreters import partial_eval as pe
+from refjax._src.compiler import executable_for
+from refjax._src.lax import lax
 from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
 from refjax._src.lax.control_flow.common import (
     aval_of, check_carry_type, trace_to_jaxpr, typematch,
 )
-
-
-def _lax():
-    from refjax import lax
-    return lax
 
 
 # ---------------------------------------------------------------------------
@@ -478,7 +475,7 @@ def _promote_weak(val, in_aval, out_aval):
     promoted dtype, strongly typed (SPEC CF-55)."""
     if in_aval.weak_type and not typematch(in_aval, out_aval):
         dtype = dtypes.result_type(val, out_aval.dtype)
-        return _lax().convert_element_type(val, dtype), True
+        return lax.convert_element_type(val, dtype), True
     return val, False
 
 
@@ -522,7 +519,6 @@ def _scan_python_loop(f, init, xs_flat, xs_tree, length, reverse):
     if length == 0:
         raise ValueError("zero-length scan is not supported in disable_jit() mode "
                          "because the output type is unknown.")
-    lax = _lax()
     carry, ys = init, []
     order = range(length - 1, -1, -1) if reverse else range(length)
     for i in order:
@@ -560,8 +556,7 @@ def _bind_forwarding(closed, consts, init, xs, **params):
 
 def _as_array(x):
     if isinstance(x, np.ndarray):
-        from refjax import numpy as jnp
-        return jnp.asarray(x)
+        return lax.asarray(x)
     return x
 
 
@@ -631,7 +626,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds "
                          "are statically known.")
     from refjax._src.lax.control_flow.loops import while_loop
-    lax = _lax()
     if dtypes.dtype_and_weak_type(lower)[0] != dtype:
         lower = lax.convert_element_type(lower, dtype)
     if dtypes.dtype_and_weak_type(upper)[0] != dtype:
@@ -685,7 +679,7 @@ def map(f, xs, *, batch_size=None):
         return tree_util.tree_map(flat, scan_ys)
     rest_ys = vmap(f)(rest_xs)
     return tree_util.tree_map(
-        lambda a, b: _lax().concatenate([flat(a), b], dimension=0), scan_ys, rest_ys)
+        lambda a, b: lax.concatenate([flat(a), b], dimension=0), scan_ys, rest_ys)
 
 
 # ---------------------------------------------------------------------------
@@ -697,7 +691,6 @@ def associative_scan(fn, elems, reverse=False, axis=0):
     associative ``fn``, by the parallel odd/even recursion (SPEC CF-67)."""
     if not callable(fn):
         raise TypeError("lax.associative_scan: fn argument should be callable.")
-    lax = _lax()
     flat, tree = tree_util.tree_flatten(elems)
     if reverse:
         flat = [lax.rev(e, [axis]) for e in flat]
@@ -737,7 +730,6 @@ def associative_scan(fn, elems, reverse=False, axis=0):
 def _interleave(a, b, axis):
     """``a[0], b[0], a[1], b[1], ...`` along ``axis`` (``a`` may be one
     longer), by interior padding and adding (or-ing booleans)."""
-    lax = _lax()
     same = a.shape[axis] == b.shape[axis]
     a_pad = [(0, 0, 0)] * a.ndim
     b_pad = [(0, 0, 0)] * b.ndim

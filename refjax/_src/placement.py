@@ -19,10 +19,13 @@ import math
 
 import numpy as np
 
-from refjax._src import core, tree_util
+from refjax._src import core, dispatch, tree_util
 from refjax._src import backend as _backend
-from refjax._src import sharding as shd
-from refjax._src.array import ArrayImpl
+from refjax._src import mesh as shd
+from refjax._src.array import Array, ArrayImpl
+from refjax._src.casting import convert
+from refjax._src.devices import Device
+from refjax._src.interpreters import ad
 from refjax._src.core import Literal, Primitive, Tracer
 
 
@@ -34,9 +37,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Arrays for every leaf of ``x``, placed on ``device`` (a Device or a
     Sharding, or a pytree prefix of them); committed when a place is given
     (SHD-13)."""
-    from refjax._src.numpy_creation import asarray
     if device is None:
-        return tree_util.tree_map(lambda v: v if isinstance(v, Tracer) else asarray(v), x)
+        return tree_util.tree_map(lambda v: v if isinstance(v, Tracer) else _to_array(v), x)
     if isinstance(device, (shd.Sharding, core_device_type())):
         return tree_util.tree_map(lambda v: _put_leaf(v, device), x)
     return tree_util.tree_map(lambda d, v: tree_util.tree_map(
@@ -51,14 +53,26 @@ def reshard(x, out_shardings):
 
 
 def core_device_type():
-    from refjax._src.devices import Device
     return Device
 
 
+def _to_array(x, dtype=None):
+    """``x`` (an Array, NumPy value or Python scalar) as a concrete Array,
+    of ``dtype`` when one is given; a Python scalar stays weakly typed."""
+    if isinstance(x, Array) and not isinstance(x, Tracer) and (
+            dtype is None or x.dtype == dtype):
+        return x
+    aval = core.get_aval(x)
+    buffer = core.to_buffer(x)
+    if dtype is not None and dtype != aval.dtype:
+        buffer = convert(buffer, aval.dtype, np.dtype(dtype))
+        aval = core.ShapedArray(aval.shape, np.dtype(dtype), False)
+    return core.wrap_buffer(buffer, aval)
+
+
 def _put_leaf(x, place):
-    from refjax._src.numpy_creation import asarray
     if place is None:
-        return x if isinstance(x, Tracer) else asarray(x)
+        return x if isinstance(x, Tracer) else _to_array(x)
     if isinstance(place, shd.PartitionSpec):
         place = _sharding_from_spec(place, "device_put")
     if isinstance(x, Tracer):
@@ -66,7 +80,7 @@ def _put_leaf(x, place):
             return sharding_constraint_p.bind(x, sharding=place)
         return x
     if not isinstance(x, ArrayImpl):
-        x = asarray(x)
+        x = _to_array(x)
     return place_array(x, place)
 
 
@@ -273,8 +287,7 @@ def run_jit(wrapped, entry, call, execute):
 
 
 def _as_array(x, aval):
-    from refjax._src.numpy_creation import asarray
-    return asarray(x, dtype=aval.dtype)
+    return _to_array(x, aval.dtype)
 
 
 def _same_place(x, s):
@@ -493,7 +506,6 @@ sharding_constraint_p.pp_params = lambda params: {
 
 
 def _constraint_jvp(primals, tangents, sharding):
-    from refjax._src import ad
     (x,), (t,) = primals, tangents
     out = sharding_constraint_p.bind(x, sharding=sharding)
     if type(t) is ad.Zero:
@@ -502,7 +514,6 @@ def _constraint_jvp(primals, tangents, sharding):
 
 
 def _constraint_transpose(ct, x, sharding):
-    from refjax._src import ad
     if type(ct) is ad.Zero:
         return [ct]
     return [sharding_constraint_p.bind(ct, sharding=sharding)]
@@ -541,3 +552,6 @@ def with_sharding_constraint(x, shardings):
             out.append(_put_leaf(leaf, s))
     return tree_util.tree_unflatten(tree, out)
 
+
+
+dispatch.committed_placements.append(place_eager)

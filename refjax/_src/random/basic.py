@@ -25,11 +25,12 @@ import numpy as np
 from refjax._src import config as _config
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src import prng
+from refjax._src.random import prng
 from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.lax import lax
-from refjax._src.numpy_creation import canonicalize_shape
+from refjax._src.numpy import creation, ufuncs
+from refjax._src.core import canonicalize_shape
 
 KeyArray = Array
 
@@ -87,10 +88,9 @@ def _seed_array(ctor_name, seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an "
                         f"array of shape {np.shape(seed)} != (). Use jax.vmap "
                         "for batching")
-    from refjax import numpy as jnp
     if isinstance(seed, int) and not isinstance(seed, bool):
-        return jnp.asarray(np.int64(seed))
-    return jnp.asarray(seed)
+        return creation.asarray(np.int64(seed))
+    return creation.asarray(seed)
 
 
 def key(seed, *, impl=None):
@@ -296,7 +296,6 @@ def randint(key, shape, minval, maxval, dtype=None):
 
     Two words of random bits per value reduce the bias of the modulo; a
     ``maxval`` beyond the dtype's range still reaches the dtype's maximum."""
-    from refjax import numpy as jnp
     typed, _ = _check_prng_key("randint", key)
     shape = canonicalize_shape(shape)
     dtype = user_dtype(dtype, dtypes.default_int_dtype, "randint")
@@ -306,15 +305,14 @@ def randint(key, shape, minval, maxval, dtype=None):
     if info.bits >= 32:
         return _randint(typed, shape, minval, maxval, dtype)
     # 8- and 16-bit values are drawn as int32 and cast, to reduce the bias.
-    minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
-    maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
+    minval = creation.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
+    maxval = creation.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
     return _randint(typed, shape, minval, maxval, dtypes.int32).astype(dtype)
 
 
 def _convert_and_clip_integer(val, dtype):
     """``val`` (an integer array) converted to ``dtype``, clipped to its range."""
-    from refjax import numpy as jnp
-    val = val if isinstance(val, Array) else jnp.asarray(val)
+    val = val if isinstance(val, Array) else creation.asarray(val)
     if not dtypes.issubdtype(val.dtype, np.integer):
         raise TypeError("_convert_and_clip_integer only accepts integer dtypes.")
     val_dtype = dtypes.canonicalize_dtype(val.dtype)
@@ -322,7 +320,7 @@ def _convert_and_clip_integer(val, dtype):
         val = lax.convert_element_type(val, val_dtype)
     min_val = np.array(_bound(dtype, val_dtype, "min"), val_dtype)
     max_val = np.array(_bound(dtype, val_dtype, "max"), val_dtype)
-    return lax.convert_element_type(jnp.clip(val, min_val, max_val), dtype)
+    return lax.convert_element_type(ufuncs.clip(val, min_val, max_val), dtype)
 
 
 def _bound(dtype, val_dtype, which):
@@ -334,16 +332,15 @@ def _bound(dtype, val_dtype, which):
 
 
 def _randint_impl(key, shape, minval, maxval, dtype):
-    from refjax import numpy as jnp
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
     if not dtypes.issubdtype(dtype, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
-    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+    minval, maxval = creation.asarray(minval), creation.asarray(maxval)
     if not dtypes.issubdtype(minval.dtype, np.integer):
         minval = minval.astype(int)
     if not dtypes.issubdtype(maxval.dtype, np.integer):
         maxval = maxval.astype(int)
-    top = _convert_and_clip_integer(jnp.array(np.iinfo(dtype).max, dtype), maxval.dtype)
+    top = _convert_and_clip_integer(creation.array(np.iinfo(dtype).max, dtype), maxval.dtype)
     maxval_out_of_range = lax.gt(maxval, top)
     minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
     maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))

@@ -11,7 +11,7 @@ from refjax._src import dtypes
 
 class _ScalarMeta(type):
     def __call__(cls, x):
-        from refjax._src.numpy_creation import asarray
+        from refjax._src.numpy.creation import asarray
         return asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance):

@@ -28,9 +28,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import batching
+from refjax._src.interpreters import batching
 from refjax._src import config as _config
-from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray

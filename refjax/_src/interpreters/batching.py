@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from refjax._src import core
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src.core import ShapedArray, Tracer, set_current_trace
 
 not_mapped = None
@@ -168,11 +168,6 @@ def batch_flat(fun, vals, dims, axis_data):
 # Moving and materialising batch dimensions (bound on the current trace)
 # ---------------------------------------------------------------------------
 
-def _lax():
-    from refjax._src.lax import lax
-    return lax
-
-
 def moveaxis(x, src, dst):
     """``x`` with axis ``src`` moved to position ``dst`` (a ``transpose``)."""
     ndim = np.ndim(x)
@@ -181,7 +176,7 @@ def moveaxis(x, src, dst):
         return x
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
-    return _lax().transpose(x, tuple(perm))
+    return core.lax_ops.transpose(x, tuple(perm))
 
 
 def broadcast(x, size, axis):
@@ -190,7 +185,7 @@ def broadcast(x, size, axis):
     shape.insert(axis, size)
     # NumPy integers, as JAX computes them: jaxprs print ``np.int64(1)``.
     dims = tuple(np.delete(np.arange(len(shape)), axis))
-    return _lax().broadcast_in_dim(x, tuple(shape), dims)
+    return core.lax_ops.broadcast_in_dim(x, tuple(shape), dims)
 
 
 def bdim_at_front(x, bdim, size):
@@ -263,9 +258,10 @@ def broadcast_batcher(prim, vals, dims, params):
         return out, ((dim,) * len(out) if prim.multiple_results else dim)
     vals = [bdim_at_front(v, d, 1) if np.ndim(v) else v for v, d in zip(vals, dims)]
     ndim = max(np.ndim(v) for v in vals)
-    lax = _lax()
+    # Trailing size-1 axes, as ``lax.expand_dims`` adds them.
     vals = [v if d is None or np.ndim(v) == ndim
-            else lax.expand_dims(v, tuple(range(np.ndim(v), ndim)))
+            else core.lax_ops.broadcast_in_dim(
+                v, np.shape(v) + (1,) * (ndim - np.ndim(v)), tuple(range(np.ndim(v))))
             for v, d in zip(vals, dims)]
     out = prim.bind(*vals, **params)
     return out, ((0,) * len(out) if prim.multiple_results else 0)

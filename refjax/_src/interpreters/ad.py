@@ -19,8 +19,9 @@ import weakref
 
 import numpy as np
 
-from refjax._src import batching, core, dtypes
-from refjax._src import partial_eval as pe
+from refjax._src.interpreters import batching
+from refjax._src import core, dtypes
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src.core import Primitive, ShapedArray, Tracer, set_current_trace
 
 float0 = dtypes.float0
@@ -71,9 +72,8 @@ def zeros_like_aval(aval):
     """Materialised zeros: a NumPy ``float0`` array, or a broadcast literal."""
     if aval.dtype == float0:
         return np.zeros(aval.shape, float0)
-    from refjax._src.lax import lax
-    zero = lax._convert_element_type(0, aval.dtype, aval.weak_type)
-    return lax.broadcast(zero, aval.shape)
+    zero = core.lax_ops.convert_element_type(0, aval.dtype, aval.weak_type)
+    return core.lax_ops.broadcast(zero, aval.shape)
 
 
 def instantiate_zeros(t):

@@ -26,9 +26,9 @@ import numpy as np
 
 from refjax._src import api, core, tree_util
 from refjax._src import devices as _devices
-from refjax._src import sharding as shd
-from refjax._src import sharding_impl
-from refjax._src.numpy_creation import asarray
+from refjax._src import mesh as shd
+from refjax._src import placement as sharding_impl
+from refjax._src.numpy.creation import asarray
 from refjax._src.vmap_api import vmap
 
 

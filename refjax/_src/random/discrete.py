@@ -22,10 +22,13 @@ import numpy as np
 from refjax._src import config as _config
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src import random as _random
+from refjax._src.random import basic as _random
 from refjax._src.api import jit
 from refjax._src.lax import lax
-from refjax._src.numpy_creation import canonicalize_shape
+from refjax._src.lax import other
+from refjax._src.lax.control_flow import loops, scan
+from refjax._src.numpy import creation, lax_numpy, reductions, sorting, ufuncs
+from refjax._src.core import canonicalize_shape
 
 __all__ = [
     "bernoulli", "binomial", "categorical", "choice", "geometric",
@@ -49,20 +52,6 @@ def _check_shape(name, shape, *param_shapes):
         raise ValueError(
             f"Incompatible shapes for broadcasting: shapes={shapes}") from None
     _random.check_shape(name, shape, *param_shapes)
-
-
-def _jnp():
-    # refjax.numpy imports lax first; importing it lazily keeps this module
-    # importable from refjax/random.py at any point of the package import.
-    from refjax import numpy as jnp
-    return jnp
-
-
-def _control():
-    # Control flow and top_k live in the public ``refjax.lax`` (imported
-    # lazily for the same reason as ``refjax.numpy``).
-    from refjax import lax as public_lax
-    return public_lax
 
 
 def _util():
@@ -168,7 +157,6 @@ def _gumbel(key, shape=(), dtype=None, mode=None):
 
 
 def _gumbel_impl(key, shape, dtype, mode):
-    jnp = _jnp()
     info = dtypes.finfo(dtype)
     if dtype == np.float32 and mode == "highest":
         return _gumbel_highest(key, shape)
@@ -177,44 +165,42 @@ def _gumbel_impl(key, shape, dtype, mode):
         high, low = both[0], both[1]
         # Below 0.5, `low` adds the bits that `high` lacks; the tiny offset
         # keeps x away from 0 (JAX guards only the branch that cannot round up).
-        x = jnp.where(high >= 0.5, high,
+        x = lax_numpy.where(high >= 0.5, high,
                       high + 2 ** -info.nmant * low + np.array(info.tiny, dtype))
-        return -jnp.log(-jnp.log1p(-x))
+        return -ufuncs.log(-ufuncs.log1p(-x))
     u = _uniform(key, shape, dtype, np.array(info.tiny, dtype), 1.0)
-    return -jnp.log(-jnp.log(u))
+    return -ufuncs.log(-ufuncs.log(u))
 
 
 def _gumbel_highest(key, shape):
     """float32 Gumbel from 64 random bits per value: the uniform is built as
     a float from a 64-bit fixed-point number, and its smaller tail goes
     through ``log1p`` (mode 'highest')."""
-    jnp = _jnp()
     words = _random.random_bits(key, 32, (2, *shape))
     neg = lax.bitwise_not(words)
     lo_bits = neg[1]
     # 1 - words, as a 64-bit fixed-point subtraction: carry into the high word.
-    carry = jnp.array([lo_bits == np.uint32(0xFFFFFFFF), jnp.ones_like(lo_bits)],
+    carry = creation.array([lo_bits == np.uint32(0xFFFFFFFF), creation.ones_like(lo_bits)],
                       dtype=np.uint32)
     neg = neg + carry
     flip = words[0] < np.uint32(1 << 31)
-    x = _safe_int_to_float(jnp.where(flip, words, neg))
-    return jnp.where(flip, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+    x = _safe_int_to_float(lax_numpy.where(flip, words, neg))
+    return lax_numpy.where(flip, -ufuncs.log(-ufuncs.log1p(-x)), -ufuncs.log(-ufuncs.log(x)))
 
 
 def _safe_int_to_float(words):
     """uint32[2, ...] (a 64-bit fixed-point fraction) to float32 in (0, 1)."""
-    jnp = _jnp()
     finfo = dtypes.finfo(np.float32)
     hi, lo = words[0], words[1]
     hiclz, loclz = lax.clz(hi), lax.clz(lo)
     mantissa = lax.bitwise_or(
         lax.shift_left(hi, hiclz),
-        jnp.where(hiclz == 32, lax.shift_left(lo, loclz),
+        lax_numpy.where(hiclz == 32, lax.shift_left(lo, loclz),
                   lax.shift_right_logical(lo, np.uint32(32) - hiclz)))
     mantissa = lax.shift_right_logical(mantissa, np.uint32(32 - finfo.nmant - 1))
     mantissa = lax.bitwise_and(mantissa, np.uint32((1 << finfo.nmant) - 1))
     exp = lax.shift_left(
-        np.uint32(-finfo.minexp) - jnp.where(hiclz == 32, 32 + loclz, hiclz),
+        np.uint32(-finfo.minexp) - lax_numpy.where(hiclz == 32, 32 + loclz, hiclz),
         np.uint32(finfo.nmant))
     exp = lax.bitwise_and(exp, np.uint32((1 << 30) - (1 << (finfo.nmant - 1))))
     return lax.bitcast_convert_type(lax.bitwise_or(exp, mantissa), np.float32)
@@ -231,8 +217,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     ``logits + gumbel``, ``k`` the product of the leading dims of ``shape``."""
     key, _ = _check_prng_key("categorical", key)
     _util().check_arraylike("categorical", logits)
-    jnp = _jnp()
-    logits_arr = jnp.asarray(logits)
+    logits_arr = creation.asarray(logits)
     # np.delete gives NumPy ints: JAX's error message shows them as such.
     np_batch_shape = tuple(np.delete(logits_arr.shape, axis))
     batch_shape = tuple(int(d) for d in np_batch_shape)
@@ -250,25 +235,23 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
 
 
 def _categorical_replace(key, logits, shape, batch_shape, prefix, axis, mode):
-    jnp = _jnp()
     if axis >= 0:
         axis -= logits.ndim
     noise_shape = list(shape[len(shape) - len(batch_shape):])
     noise_shape.insert(axis % logits.ndim, logits.shape[axis])
     noise = _gumbel(key, (*prefix, *noise_shape), logits.dtype, mode=mode)
     lifted = lax.expand_dims(logits, tuple(range(len(prefix))))
-    return jnp.argmax(noise + lifted, axis=axis)
+    return reductions.argmax(noise + lifted, axis=axis)
 
 
 def _categorical_no_replace(key, logits, shape, batch_shape, prefix, axis, mode):
-    jnp = _jnp()
     logits = logits + _gumbel(key, logits.shape, logits.dtype, mode=mode)
     k = math.prod(prefix)
     if k > logits.shape[axis]:
         raise ValueError(
             f"Number of samples without replacement ({k}) cannot exceed number "
             f"of categories ({logits.shape[axis]}).")
-    _, indices = _control().top_k(jnp.moveaxis(logits, axis, -1), k)
+    _, indices = other.top_k(lax_numpy.moveaxis(logits, axis, -1), k)
     # indices: batch_shape + (k,); the k samples become the leading dims.
     dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
     return lax.reshape(indices, shape, dimensions)
@@ -291,16 +274,15 @@ def permutation(key, x, axis=0, independent=False):
         if not dtypes.issubdtype(_canonical_dtype(x), np.integer):
             raise TypeError("x must be an integer or at least 1-dimensional")
         r = core.concrete_or_error(int, x, "argument x of jax.random.permutation()")
-        return _shuffle(key, _jnp().arange(r), axis)
+        return _shuffle(key, creation.arange(r), axis)
     return _permutation(key, x, axis, independent)
 
 
 def _permutation(key, x, axis, independent):
-    jnp = _jnp()
     if independent or np.ndim(x) == 1:
         return _shuffle(key, x, axis)
-    order = _shuffle(key, jnp.arange(x.shape[axis]), 0)
-    return jnp.take(x, order, axis, unique_indices=True)
+    order = _shuffle(key, creation.arange(x.shape[axis]), 0)
+    return lax_numpy.take(x, order, axis, unique_indices=True)
 
 
 def _shuffle_rounds(size):
@@ -335,8 +317,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
         raise TypeError("shape argument of jax.random.choice must be a sequence, "
                         f"got {shape}")
     _util().check_arraylike("choice", a)
-    jnp = _jnp()
-    arr = jnp.asarray(a)
+    arr = creation.asarray(a)
     if arr.ndim == 0:
         n_inputs = core.concrete_or_error(
             int, a, "The error occurred in jax.random.choice()")
@@ -345,7 +326,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
         n_inputs = arr.shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:
-        return jnp.zeros(shape, dtype=arr.dtype)
+        return creation.zeros(shape, dtype=arr.dtype)
     if n_inputs <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
     if not replace and n_draws > n_inputs:
@@ -363,31 +344,29 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 
 def _choice_uniform(key, a, arr, shape, replace, axis, n_inputs, n_draws):
-    jnp = _jnp()
     if replace:
         ind = _random.randint(key, shape, 0, n_inputs)
-        return ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+        return ind if arr.ndim == 0 else lax_numpy.take(arr, ind, axis)
     slices = (slice(None),) * axis + (slice(n_draws),)
     return permutation(key, n_inputs if arr.ndim == 0 else arr, axis)[slices]
 
 
 def _choice_weighted(key, arr, shape, replace, p, axis, n_inputs, n_draws, mode):
-    jnp = _jnp()
     _util().check_arraylike("choice", p)
-    p_arr, = _util().promote_dtypes_inexact(jnp.asarray(p))
+    p_arr, = _util().promote_dtypes_inexact(creation.asarray(p))
     if p_arr.shape != (n_inputs,):
         raise ValueError(
             "p must be None or a 1D vector with the same size as a.shape[axis]. "
             f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
     if replace:
-        p_cuml = jnp.cumsum(p_arr)
+        p_cuml = reductions.cumsum(p_arr)
         u = _random.uniform(key, shape, dtype=p_cuml.dtype)
         r = p_cuml[-1] * (1 - u)
-        ind = jnp.searchsorted(p_cuml, r).astype(int)
+        ind = sorting.searchsorted(p_cuml, r).astype(int)
     else:
-        g = _gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-        ind = _control().top_k(g, n_draws)[1].astype(int)
-    return ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+        g = _gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + ufuncs.log(p_arr)
+        ind = other.top_k(g, n_draws)[1].astype(int)
+    return ind if arr.ndim == 0 else lax_numpy.take(arr, ind, axis)
 
 
 # ---------------------------------------------------------------------------
@@ -403,7 +382,7 @@ def poisson(key, lam, shape=None, dtype=None):
         shape = canonicalize_shape(shape)
     else:
         shape = np.shape(lam)
-    lam = _jnp().broadcast_to(lam, shape)
+    lam = lax_numpy.broadcast_to(lam, shape)
     lam = lax.convert_element_type(lam, np.float32)
     return _poisson(key, lam, shape, dtype)
 
@@ -411,14 +390,13 @@ def poisson(key, lam, shape=None, dtype=None):
 def _poisson_knuth_impl(key, lam, shape, dtype, max_iters):
     """Knuth: count uniforms until their product drops below ``exp(-lam)``
     (sums of logs against ``-lam``), minus one."""
-    jnp = _jnp()
 
     def body(carry):
         i, k, rng, log_prod = carry
         rng, subkey = _split(rng)
         k = lax.select(log_prod > -lam, k + 1, k)
         u = _uniform(subkey, shape, np.float32)
-        return i + 1, k, rng, log_prod + jnp.log(u)
+        return i + 1, k, rng, log_prod + ufuncs.log(u)
 
     def cond(carry):
         i, log_prod = carry[0], carry[3]
@@ -426,7 +404,7 @@ def _poisson_knuth_impl(key, lam, shape, dtype, max_iters):
 
     k_init = lax.full_like(lam, 0, dtype, shape)
     log_init = lax.full_like(lam, 0, np.float32, shape)
-    k = _control().while_loop(cond, body, (0, k_init, key, log_init))[1]
+    k = loops.while_loop(cond, body, (0, k_init, key, log_init))[1]
     return (k - 1).astype(dtype)
 
 
@@ -461,7 +439,7 @@ def _poisson_rejection_impl(key, lam, shape, dtype, max_iters):
 
     k_init = lax.full_like(lam, -1, lam.dtype, shape)
     accepted = lax.full_like(lam, False, np.dtype("bool"), shape)
-    k = _control().while_loop(cond, body, (0, k_init, accepted, key))[1]
+    k = loops.while_loop(cond, body, (0, k_init, accepted, key))[1]
     return k.astype(dtype)
 
 
@@ -475,7 +453,6 @@ def _poisson_impl(key, lam, shape, dtype):
     # Both algorithms run on every lane with the same key; each lane keeps
     # the one its lam selects.  Neutral rates (0 for Knuth, 1e5 for the
     # rejection, which accepts ~89% per round there) keep the loops short.
-    jnp = _jnp()
     use_knuth = _isnan(lam) | (lam < 10)
     lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
     lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
@@ -484,7 +461,7 @@ def _poisson_impl(key, lam, shape, dtype):
         use_knuth,
         _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
         _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
-    return lax.select(lam == 0, jnp.zeros_like(result), result)
+    return lax.select(lam == 0, creation.zeros_like(result), result)
 
 
 _poisson = jit(_named(_poisson_impl, "_poisson"), static_argnums=(2, 3))
@@ -511,14 +488,13 @@ def geometric(key, p, shape=None, dtype=None):
 
 
 def _geometric_impl(key, p, shape, dtype):
-    jnp = _jnp()
     _util().check_arraylike("geometric", p)
     p, = _util().promote_dtypes_inexact(p)
     u = _uniform(key, shape, p.dtype)
     # u == 0 is mapped to 1 (JAX's choice) so that log(u) stays finite.
-    u = jnp.where(u == 0, 1, u)
+    u = lax_numpy.where(u == 0, 1, u)
     log_u = lax.log(u)
-    log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
+    log_one_minus_p = lax_numpy.broadcast_to(lax.log1p(-p), shape)
     g = lax.floor(lax.div(log_u, log_one_minus_p)) + 1
     return g.astype(dtype)
 
@@ -556,21 +532,19 @@ def _stirling_approx_tail(k):
     """``log(k!) - Stirling(k)``: a table for k <= 9, else the series
     ``(1/12 - (1/360 - 1/1260/(k+1)^2)/(k+1)^2)/(k+1)`` (with k clamped to
     9 as JAX does, so the series term is that of k = 9)."""
-    jnp = _jnp()
-    table = jnp.array(_STIRLING_TAIL, dtype=k.dtype)
+    table = creation.array(_STIRLING_TAIL, dtype=k.dtype)
     use_table = k <= 9
     k = lax.clamp(lax._const(k, 0.0), k, lax._const(k, 9.0))
     kp1sq = (k + 1) * (k + 1)
     approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
-    k = jnp.floor(k)
-    return lax.select(use_table, table[jnp.asarray(k, dtype="int32")], approx)
+    k = ufuncs.floor(k)
+    return lax.select(use_table, table[creation.asarray(k, dtype="int32")], approx)
 
 
 def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
     """Sum geometric waiting times until they pass ``count``; the number
     of whole waits is the sample."""
-    jnp = _jnp()
-    log1minusprob = jnp.log1p(-prob)
+    log1minusprob = ufuncs.log1p(-prob)
 
     def body(carry):
         i, num_geom, geom_sum, key = carry
@@ -578,7 +552,7 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
         subkey, key = keys[0], keys[1]
         num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
         u = _uniform(subkey, shape, prob.dtype)
-        geom = jnp.ceil(jnp.log(u) / log1minusprob)
+        geom = ufuncs.ceil(ufuncs.log(u) / log1minusprob)
         return i + 1, num_geom_out, geom_sum + geom, key
 
     def cond(carry):
@@ -587,27 +561,26 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
 
     num_geom_init = lax.full_like(prob, 0, prob.dtype, shape)
     geom_sum_init = lax.full_like(prob, 0, prob.dtype, shape)
-    k = _control().while_loop(cond, body, (0, num_geom_init, geom_sum_init, key))[1]
+    k = loops.while_loop(cond, body, (0, num_geom_init, geom_sum_init, key))[1]
     return (k - 1).astype(dtype)
 
 
 def _btrs(key, count, prob, shape, dtype, max_iters):
     """Hormann's BTRS transformed rejection, repeated until every lane has
     accepted."""
-    jnp = _jnp()
-    stddev = jnp.sqrt(count * prob * (1 - prob))
+    stddev = ufuncs.sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * prob
     c = count * prob + 0.5
     v_r = 0.92 - 4.2 / b
     r = prob / (1 - prob)
     alpha = (2.83 + 5.1 / b) * stddev
-    m = jnp.floor((count + 1) * prob)
+    m = ufuncs.floor((count + 1) * prob)
 
     def bound(k):
-        return ((m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
-                + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
-                + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
+        return ((m + 0.5) * ufuncs.log((m + 1) / (r * (count - m + 1)))
+                + (count + 1) * ufuncs.log((count - m + 1) / (count - k + 1))
+                + (k + 0.5) * ufuncs.log(r * (count - k + 1) / (k + 1))
                 + _stirling_approx_tail(m)
                 + _stirling_approx_tail(count - m)
                 - _stirling_approx_tail(k)
@@ -620,11 +593,11 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
         u = _uniform(subkey_0, shape, prob.dtype)
         v = _uniform(subkey_1, shape, prob.dtype)
         u = u - 0.5
-        us = 0.5 - jnp.abs(u)
+        us = 0.5 - ufuncs.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
-        k = jnp.floor((2 * a / us + b) * u + c)
+        k = ufuncs.floor((2 * a / us + b) * u + c)
         reject = (k < 0) | (k > count)
-        v = jnp.log(v * alpha / (a / (us * us) + b))
+        v = ufuncs.log(v * alpha / (a / (us * us) + b))
         accept = accept1 | (~reject & (v <= bound(k)))
         k_out = lax.select(accept, k, k_out)
         return i + 1, k_out, accepted | accept, key
@@ -634,30 +607,29 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
         return (~accepted).any() & (i < max_iters)
 
     k_init = lax.full_like(prob, -1, prob.dtype, shape)
-    carry = (0, k_init, jnp.full(shape, False, bool), key)
-    return _control().while_loop(cond, body, carry)[1].astype(dtype)
+    carry = (0, k_init, creation.full(shape, False, bool), key)
+    return loops.while_loop(cond, body, carry)[1].astype(dtype)
 
 
 def _binomial_impl(key, count, prob, shape, dtype):
     # Sample with q = min(p, 1 - p) and reflect (count - k) when p >= 1/2.
-    jnp = _jnp()
     if shape is None:
-        shape = jnp.broadcast_shapes(np.shape(count), np.shape(prob))
+        shape = lax_numpy.broadcast_shapes(np.shape(count), np.shape(prob))
     else:
         _check_shape("binomial", shape, np.shape(count), np.shape(prob))
     prob, = _util().promote_dtypes_inexact(prob)
     count = lax.convert_element_type(count, prob.dtype)
-    count = jnp.broadcast_to(count, shape)
-    prob = jnp.broadcast_to(prob, shape)
+    count = lax_numpy.broadcast_to(count, shape)
+    prob = lax_numpy.broadcast_to(prob, shape)
     p_lt_half = prob < 0.5
     q = lax.select(p_lt_half, prob, 1.0 - prob)
     count_nan_or_neg = _isnan(count) | (count < 0.0)
-    count_inf = jnp.isinf(count)
+    count_inf = ufuncs.isinf(count)
     q_is_nan = _isnan(q)
     q_l_0 = q < 0.0
     q = lax.select(q_is_nan | q_l_0, lax.full_like(q, 0.01), q)
     use_inversion = count_nan_or_neg | (count * q <= 10.0)
-    count = jnp.floor(count)  # a float count behaves as np.random.binomial's
+    count = ufuncs.floor(count)  # a float count behaves as np.random.binomial's
     count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
     count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
     q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
@@ -674,11 +646,10 @@ def _binomial_fixups(samples, count, dtype, p_lt_half, count_nan_or_neg,
                      count_inf, q_is_nan, q_l_0):
     """NaN for a NaN/negative p or n, inf for n = inf, and the reflection
     ``count - k`` for p >= 1/2 (SPEC RNG-61)."""
-    jnp = _jnp()
     invalid = q_l_0 | q_is_nan | count_nan_or_neg
-    samples = lax.select(invalid, jnp.full_like(samples, np.nan, dtype), samples)
+    samples = lax.select(invalid, creation.full_like(samples, np.nan, dtype), samples)
     samples = lax.select(count_inf & (~invalid),
-                         jnp.full_like(samples, np.inf, dtype), samples)
+                         creation.full_like(samples, np.inf, dtype), samples)
     return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf,
                       samples, count.astype(dtype) - samples)
 
@@ -693,21 +664,20 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     probability left (SPEC RNG-62)."""
     key, _ = _check_prng_key("multinomial", key)
     _util().check_arraylike("multinomial", n, p)
-    jnp = _jnp()
-    n, p = _util().promote_dtypes_inexact(jnp.asarray(n), jnp.asarray(p))
+    n, p = _util().promote_dtypes_inexact(creation.asarray(n), creation.asarray(p))
     if shape is None:
         shape = p.shape
-    n = jnp.broadcast_to(n, shape[:-1])
-    p = jnp.broadcast_to(p, shape)
+    n = lax_numpy.broadcast_to(n, shape[:-1])
+    p = lax_numpy.broadcast_to(p, shape)
 
     def step(remainder, ratio_key):
         ratio, subkey = ratio_key
         count = binomial(subkey, remainder, ratio.clip(0, 1), dtype=remainder.dtype)
         return remainder - count, count
 
-    p = jnp.moveaxis(p, -1, 0)
+    p = lax_numpy.moveaxis(p, -1, 0)
     remaining_probs = lax.cumsum(p, 0, reverse=True)
-    ratios = p / jnp.where(remaining_probs == 0, 1, remaining_probs)
+    ratios = p / lax_numpy.where(remaining_probs == 0, 1, remaining_probs)
     keys = _random.split(key, ratios.shape[0])
-    _, counts = _control().scan(step, n, (ratios, keys), unroll=unroll)
-    return jnp.moveaxis(counts, 0, -1).astype(dtype)
+    _, counts = scan.scan(step, n, (ratios, keys), unroll=unroll)
+    return lax_numpy.moveaxis(counts, 0, -1).astype(dtype)

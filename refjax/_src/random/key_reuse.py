@@ -29,8 +29,14 @@ from functools import reduce
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import prng
+from refjax._src import api, core, debugging, dispatch
+from refjax._src import config as _config
+from refjax._src.ad_checkpoint import remat_p
+from refjax._src.lax import lax, shapes, slicing
+from refjax._src.lax.control_flow.conditionals import cond_p
+from refjax._src.lax.control_flow.loops import while_p
+from refjax._src.lax.control_flow.scan import scan_p
+from refjax._src.random import prng
 from refjax._src.errors import KeyReuseError
 
 __all__ = ["KeyReuseError", "Sink", "Source", "Forward", "KeyReuseSignature",
@@ -335,12 +341,6 @@ def _tables():
 
 
 def _build_tables():
-    from refjax._src import api, debugging
-    from refjax._src.ad_checkpoint import remat_p
-    from refjax._src.lax import lax, shapes, slicing
-    from refjax._src.lax.control_flow.conditionals import cond_p
-    from refjax._src.lax.control_flow.loops import while_p
-    from refjax._src.lax.control_flow.scan import scan_p
     forward, none = KeyReuseSignature(Forward(0, 0)), KeyReuseSignature()
     static = {
         prng.random_bits_p: KeyReuseSignature(Sink(0)),
@@ -474,12 +474,11 @@ def check_key_reuse_jaxpr(jaxpr):
 
 def check_key_reuse(fun, /, *args):
     """Trace ``fun`` on ``args`` and check its jaxpr for key reuse (RNG-73)."""
-    from refjax._src.api import make_jaxpr
-    check_key_reuse_jaxpr(make_jaxpr(fun)(*args).jaxpr)
+    check_key_reuse_jaxpr(api.make_jaxpr(fun)(*args).jaxpr)
 
 
 # ---------------------------------------------------------------------------
-# Eager tracking (RNG-65, RNG-68): the hooks in core.apply_primitive and jit
+# Eager tracking (RNG-65, RNG-68): hooks in dispatch and jit
 # ---------------------------------------------------------------------------
 
 def _eager_signature(primitive, avals_in, avals_out, params):
@@ -490,7 +489,6 @@ def _eager_signature(primitive, avals_in, avals_out, params):
         return static[primitive], primitive.name, ()
     if primitive not in dynamic:
         return None
-    from refjax._src import api
     if primitive is api.jit_p:
         closed = params["jaxpr"]
         return (jaxpr_signature(closed.jaxpr), "jit-compiled function",
@@ -528,7 +526,6 @@ def call_jitted(jitted, entry, call, args, kwargs, trace):
     call, traced or eager).  An eager call then checks its key arguments and
     the keys it closes over, runs, and records consumption.  It never
     registers the fast path, which would skip these checks."""
-    from refjax._src import api
     closed = entry.traced.closed
     sig = jaxpr_signature(closed.jaxpr)
     if trace is not core.eval_trace:
@@ -542,3 +539,20 @@ def call_jitted(jitted, entry, call, args, kwargs, trace):
             outs = api._execute(entry, call.flat)
         sig.update(inputs, outs)
     return api.tree_util.tree_unflatten(entry.traced.out_tree, outs)
+
+
+class _EagerChecks:
+    """The checks dispatch runs around eager primitives on key arrays."""
+
+    def before(self, primitive, args, avals_in, avals_out, params):
+        if _config.debug_key_reuse.value:
+            check_eager(primitive, args, avals_in, avals_out, params)
+
+    def after(self, primitive, args, results, avals_in, avals_out, params):
+        if _config.debug_key_reuse.value:
+            update_eager(primitive, args, results, avals_in, avals_out, params)
+
+
+dispatch.key_array_checks.append(_EagerChecks())
+api.key_reuse_checker.call_jitted = call_jitted
+api.key_reuse_checker.check_jaxpr = check_key_reuse_jaxpr

@@ -15,6 +15,7 @@ import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import core
+from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers use it
 from refjax._src import dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
@@ -230,24 +231,6 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 
 # -- shapes ----------------------------------------------------------------
 
-def canonicalize_shape(shape, context="Shapes"):
-    """A tuple of non-negative ints, or TypeError as JAX gives (SPEC ARR-6)."""
-    if not isinstance(shape, (tuple, list)):
-        shape = (shape,)
-    dims = []
-    for d in shape:
-        try:
-            dims.append(operator.index(d))
-        except TypeError:
-            raise TypeError("Shapes must be 1D sequences of concrete values of "
-                            f"integer type, got {tuple(shape)}.") from None
-    dims = tuple(dims)
-    if any(d < 0 for d in dims):
-        raise TypeError("broadcast_in_dim shape must have every element be "
-                        f"nonnegative, got {dims}.")
-    return dims
-
-
 def _default_or(dtype, fun_name, default):
     return default() if dtype is None else dtypes.check_user_dtype(dtype, fun_name)
 
@@ -353,7 +336,7 @@ def zeros_like(a, dtype=None, shape=None, *, device=None):
 
 def _zero_keys(keys, shape):
     """Keys whose data is all zeros, as JAX gives for ``zeros_like`` (RNG-20)."""
-    from refjax._src import prng
+    from refjax._src.random import prng
     impl = keys.dtype._impl
     shape = keys.shape if shape is None else canonicalize_shape(shape)
     data = zeros(tuple(shape) + impl.key_shape, dtypes.uint32)

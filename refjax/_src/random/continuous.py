@@ -12,14 +12,16 @@ from functools import partial
 import numpy as np
 
 from refjax._src import dtypes
-from refjax._src.ad import stop_gradient
+from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
-from refjax._src.numpy_creation import canonicalize_shape
-from refjax._src.random import (
+from refjax._src.core import canonicalize_shape
+from refjax._src.random.basic import (
     _check_prng_key, _named, _normal, _split, _uniform, check_shape as _lead_check_shape, jit,
     random_bits, user_dtype,
 )
+from refjax._src.numpy import contractions, creation, lax_numpy, reductions, ufuncs
+from refjax._src.numpy import linalg as np_linalg
 
 __all__ = [
     "ball", "beta", "cauchy", "chisquare", "dirichlet", "double_sided_maxwell",
@@ -33,11 +35,6 @@ __all__ = [
 def _while_loop(cond, body, init):
     from refjax._src.lax.control_flow.loops import while_loop
     return while_loop(cond, body, init)
-
-
-def _jnp():
-    from refjax import numpy as jnp  # refjax.numpy imports this package's parent
-    return jnp
 
 
 # ---------------------------------------------------------------------------
@@ -77,13 +74,12 @@ def _broadcast_shape(name, shape, *args):
 
 def _safe_to_cast_all(name, dtype, *args):
     """Parameters must promote to ``dtype`` without widening it (RNG-30)."""
-    jnp = _jnp()
     for arg in args:
-        in_dtype = jnp.result_type(arg)
-        if in_dtype != dtype and jnp.result_type(arg, dtype) != dtype:
+        in_dtype = dtypes.result_type(arg)
+        if in_dtype != dtype and dtypes.result_type(arg, dtype) != dtype:
             raise dtypes.TypePromotionError(
                 f"In arguments to {name}, cannot safely cast argument of type "
-                f"{jnp.asarray(arg).dtype} to {dtype}")
+                f"{creation.asarray(arg).dtype} to {dtype}")
 
 
 def _const(x, value):
@@ -178,7 +174,6 @@ def gumbel(key, shape=(), dtype=None, mode=None):
 
 
 def _gumbel_impl(key, shape, dtype, mode):
-    jnp = _jnp()
     _check_shape("gumbel", shape)
     info = dtypes.finfo(dtype)
     if dtype == np.float32 and mode == "highest":
@@ -187,41 +182,39 @@ def _gumbel_impl(key, shape, dtype, mode):
         both = _uniform01(key, (2,) + shape, dtype)
         high, low = both[0], both[1]
         # Fill the bits below the resolution of ``high`` from ``low``.
-        x = jnp.where(high >= 0.5, high,
+        x = lax_numpy.where(high >= 0.5, high,
                       high + 2.0 ** -info.nmant * low + float(info.tiny))
-        return -jnp.log(-jnp.log1p(-x))
+        return -ufuncs.log(-ufuncs.log1p(-x))
     u = _uniform01(key, shape, dtype, float(info.tiny), 1.0)
-    return -jnp.log(-jnp.log(u))
+    return -ufuncs.log(-ufuncs.log(u))
 
 
 def _gumbel_highest(key, shape):
     """float32 "highest": 64 random bits as a fixed-point number in (0, 1),
     flipped to 1 - x above one half so both logs see full precision (RNG-32)."""
-    jnp = _jnp()
     u32 = np.uint32
     words = random_bits(key, 32, (2,) + shape)
     neg = lax.bitwise_not(words)
-    carry = jnp.stack([lax.convert_element_type(neg[1] == u32(0xFFFFFFFF), u32),
-                       jnp.ones_like(neg[1])])
+    carry = lax_numpy.stack([lax.convert_element_type(neg[1] == u32(0xFFFFFFFF), u32),
+                       creation.ones_like(neg[1])])
     neg = neg + carry
     flip = words[0] < u32(1 << 31)
-    x = _bits_to_float(jnp.where(flip, words, neg))
-    return jnp.where(flip, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+    x = _bits_to_float(lax_numpy.where(flip, words, neg))
+    return lax_numpy.where(flip, -ufuncs.log(-ufuncs.log1p(-x)), -ufuncs.log(-ufuncs.log(x)))
 
 
 def _bits_to_float(words):
     """A uint32 pair (hi, lo) read as a binary fraction, rounded down to float32."""
-    jnp = _jnp()
     u32 = np.uint32
     hi, lo = words[0], words[1]
     hiclz, loclz = lax.clz(hi), lax.clz(lo)
     mantissa = lax.bitwise_or(
         lax.shift_left(hi, hiclz),
-        jnp.where(hiclz == 32, lax.shift_left(lo, loclz),
+        lax_numpy.where(hiclz == 32, lax.shift_left(lo, loclz),
                   lax.shift_right_logical(lo, u32(32) - hiclz)))
     mantissa = lax.shift_right_logical(mantissa, u32(32 - 23 - 1))
     mantissa = lax.bitwise_and(mantissa, u32((1 << 23) - 1))
-    lead = jnp.where(hiclz == 32, u32(32) + loclz, hiclz)
+    lead = lax_numpy.where(hiclz == 32, u32(32) + loclz, hiclz)
     exp = lax.shift_left(u32(126) - lead, u32(23))
     exp = lax.bitwise_and(exp, u32((1 << 30) - (1 << 22)))
     return lax.bitcast_convert_type(lax.bitwise_or(exp, mantissa), np.float32)
@@ -245,7 +238,6 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
 
 
 def _truncated_normal_impl(key, lower, upper, shape, dtype):
-    jnp = _jnp()
     shape = _broadcast_shape("truncated_normal", shape, lower, upper)
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = lax.convert_element_type(lower, dtype)
@@ -254,7 +246,7 @@ def _truncated_normal_impl(key, lower, upper, shape, dtype):
     u = _uniform01(key, shape, dtype, a, b)
     out = sqrt2 * lax.erf_inv(u)
     # Rounding (or u == a) could land on a bound: keep strictly inside.
-    return jnp.clip(out,
+    return ufuncs.clip(out,
                     lax.nextafter(stop_gradient(lower), np.array(np.inf, dtype)),
                     lax.nextafter(stop_gradient(upper), np.array(-np.inf, dtype)))
 
@@ -288,7 +280,7 @@ def maxwell(key, shape=(), dtype=None):
 
 
 def _maxwell_impl(key, shape, dtype):
-    return _jnp().linalg.norm(_normal(key, shape + (3,), dtype), axis=-1)
+    return np_linalg.norm(_normal(key, shape + (3,), dtype), axis=-1)
 
 
 _maxwell = jit(_named(_maxwell_impl, "_maxwell"), static_argnums=(1, 2))
@@ -327,10 +319,9 @@ _double_sided_maxwell = jit(_named(_double_sided_maxwell_impl, "_double_sided_ma
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
     """``mean + factor @ z`` with ``factor`` from ``cov`` by Cholesky, SVD
     (``u * sqrt(s)``) or eigh (``v * sqrt(w)``) (RNG-34)."""
-    jnp = _jnp()
     key, _ = _check_prng_key("multivariate_normal", key)
-    mean, cov = jnp.asarray(mean), jnp.asarray(cov)
-    common = jnp.result_type(mean, cov, float)
+    mean, cov = creation.asarray(mean), creation.asarray(cov)
+    common = dtypes.result_type(mean, cov, float)
     mean, cov = mean.astype(common), cov.astype(common)
     if method not in {"svd", "eigh", "cholesky"}:
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
@@ -344,7 +335,6 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
 
 
 def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
-    jnp = _jnp()
     if not np.ndim(mean) >= 1:
         raise ValueError("multivariate_normal requires mean.ndim >= 1, got "
                          f"mean.ndim == {np.ndim(mean)}")
@@ -361,18 +351,17 @@ def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
         _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
     factor = _cov_factor(cov, method)
     z = _normal(key, shape + mean.shape[-1:], dtype)
-    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+    return mean + contractions.einsum("...ij,...j->...i", factor, z)
 
 
 def _cov_factor(cov, method):
-    jnp = _jnp()
     if method == "svd":
-        u, s, _ = jnp.linalg.svd(cov)
-        return u * jnp.sqrt(s[..., None, :])
+        u, s, _ = np_linalg.svd(cov)
+        return u * ufuncs.sqrt(s[..., None, :])
     if method == "eigh":
-        w, v = jnp.linalg.eigh(cov)
-        return v * jnp.sqrt(w[..., None, :])
-    return jnp.linalg.cholesky(cov)
+        w, v = np_linalg.eigh(cov)
+        return v * ufuncs.sqrt(w[..., None, :])
+    return np_linalg.cholesky(cov)
 
 
 _multivariate_normal = jit(_named(_multivariate_normal_impl, "_multivariate_normal"),
@@ -394,12 +383,11 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
 
 
 def _orthogonal_impl(key, n, m, shape, dtype):
-    jnp = _jnp()
     z = _normal(key, (*shape, max(n, m), min(n, m)), dtype)
-    q, r = jnp.linalg.qr(z)
-    d = jnp.diagonal(r, axis1=-2, axis2=-1)
-    x = q * jnp.expand_dims(jnp.sign(d), -2)
-    return jnp.swapaxes(x, -1, -2) if n < m else x
+    q, r = np_linalg.qr(z)
+    d = contractions.diagonal(r, axis1=-2, axis2=-1)
+    x = q * lax_numpy.expand_dims(ufuncs.sign(d), -2)
+    return lax_numpy.swapaxes(x, -1, -2) if n < m else x
 
 
 _orthogonal = jit(_named(_orthogonal_impl, "_orthogonal"), static_argnums=(1, 2, 3, 4))
@@ -434,9 +422,8 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
 
 
 def _weibull_min_impl(key, scale, concentration, shape, dtype):
-    jnp = _jnp()
     u = _uniform01(key, shape, dtype, 0, 1)
-    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+    return ufuncs.power(-ufuncs.log1p(-u), 1.0 / concentration) * scale
 
 
 _weibull_min = jit(_named(_weibull_min_impl, "_weibull_min"), static_argnums=(3, 4))
@@ -452,9 +439,8 @@ def rayleigh(key, scale, shape=None, dtype=None):
 
 
 def _rayleigh_impl(key, scale, shape, dtype):
-    jnp = _jnp()
     u = _uniform01(key, shape, dtype)
-    scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
+    scale = lax_numpy.broadcast_to(creation.asarray(scale).astype(dtype), shape)
     root = lax.sqrt(lax.mul(lax.log(u), _const(dtype, -2)))
     return lax.mul(scale, root)
 
@@ -473,9 +459,8 @@ def wald(key, mean, shape=None, dtype=None):
 
 
 def _wald_impl(key, mean, shape, dtype):
-    jnp = _jnp()
     k1, k2 = _split(key, 2)
-    mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
+    mean = lax_numpy.broadcast_to(creation.asarray(mean).astype(dtype), shape)
     v = _normal(k1, shape, dtype)
     z = _uniform01(k2, shape, dtype)
     y = lax.integer_pow(v, 2)
@@ -502,10 +487,9 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 
 
 def _triangular_impl(key, left, mode, right, shape, dtype):
-    jnp = _jnp()
-    left = jnp.broadcast_to(lax.convert_element_type(left, dtype), shape)
-    right = jnp.broadcast_to(lax.convert_element_type(right, dtype), shape)
-    mode = jnp.broadcast_to(lax.convert_element_type(mode, dtype), shape)
+    left = lax_numpy.broadcast_to(lax.convert_element_type(left, dtype), shape)
+    right = lax_numpy.broadcast_to(lax.convert_element_type(right, dtype), shape)
+    mode = lax_numpy.broadcast_to(lax.convert_element_type(mode, dtype), shape)
     fc = (mode - left) / (right - left)
     u = _uniform01(key, shape, dtype)
     out1 = left + lax.sqrt(u * (right - left) * (mode - left))
@@ -540,14 +524,13 @@ def loggamma(key, a, shape=None, dtype=None):
 
 
 def _gamma_body(key, a, shape, dtype, log_space):
-    jnp = _jnp()
     if shape is None:
         shape = np.shape(a)
     else:
         _check_shape("gamma", shape, np.shape(a))
     a = lax.convert_element_type(a, dtype)
     if np.shape(a) != shape:
-        a = jnp.broadcast_to(a, shape)
+        a = lax_numpy.broadcast_to(a, shape)
     return _gamma_sample(key, a, log_space)
 
 
@@ -558,12 +541,11 @@ def _gamma_keys_and_samples(key, a, log_space):
     """One key per element: ``split(key, a.size)``, then Marsaglia-Tsang
     vectorized over the elements (JAX's lowering vmaps it) (RNG-36)."""
     from refjax._src.vmap_api import vmap
-    jnp = _jnp()
     size = int(np.prod(np.shape(a), dtype=np.int64))
     keys = _split(key, size).reshape((size,))
-    flat = jnp.reshape(a, (size,))
+    flat = lax_numpy.reshape(a, (size,))
     samples = vmap(partial(_gamma_one, log_space=log_space))(keys, flat)
-    return jnp.reshape(samples, np.shape(a))
+    return lax_numpy.reshape(samples, np.shape(a))
 
 
 def _gamma_one(key, alpha, log_space):
@@ -650,17 +632,16 @@ def _dlog_sample_da(a, x):
     dP/dx = x^(a-1) e^-x / Gamma(a), so
     d log x / da = -(S (log x - digamma(a+1)) - sum_n t_n H_n) / a
     (RNG-38).  Terms are scaled by the largest one against overflow."""
-    jnp = _jnp()
-    k = jnp.arange(1, _SERIES_TERMS + 1, dtype=a.dtype)
+    k = creation.arange(1, _SERIES_TERMS + 1, dtype=a.dtype)
     a_k = a[..., None] + k
-    log_t = jnp.cumsum(jnp.log(x[..., None]) - jnp.log(a_k), axis=-1)
-    log_t = jnp.concatenate([jnp.zeros_like(log_t[..., :1]), log_t], axis=-1)
-    top = jnp.max(log_t, axis=-1)
-    t = jnp.exp(log_t - top[..., None])
-    h = jnp.concatenate([jnp.zeros_like(a_k[..., :1]),
-                         jnp.cumsum(1.0 / a_k, axis=-1)], axis=-1)
-    s, th = jnp.sum(t, axis=-1), jnp.sum(t * h, axis=-1)
-    return -jnp.exp(top) * (s * (jnp.log(x) - lax.digamma(a + 1)) - th) / a
+    log_t = reductions.cumsum(ufuncs.log(x[..., None]) - ufuncs.log(a_k), axis=-1)
+    log_t = lax_numpy.concatenate([creation.zeros_like(log_t[..., :1]), log_t], axis=-1)
+    top = reductions.max(log_t, axis=-1)
+    t = ufuncs.exp(log_t - top[..., None])
+    h = lax_numpy.concatenate([creation.zeros_like(a_k[..., :1]),
+                         reductions.cumsum(1.0 / a_k, axis=-1)], axis=-1)
+    s, th = reductions.sum(t, axis=-1), reductions.sum(t * h, axis=-1)
+    return -ufuncs.exp(top) * (s * (ufuncs.log(x) - lax.digamma(a + 1)) - th) / a
 
 
 # ---------------------------------------------------------------------------
@@ -678,14 +659,13 @@ def beta(key, a, b, shape=None, dtype=None):
 
 
 def _beta_impl(key, a, b, shape, dtype):
-    jnp = _jnp()
-    a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    b = jnp.broadcast_to(lax.convert_element_type(b, dtype), shape)
+    a = lax_numpy.broadcast_to(lax.convert_element_type(a, dtype), shape)
+    b = lax_numpy.broadcast_to(lax.convert_element_type(b, dtype), shape)
     key_a, key_b = _split(key)
     log_ga = _gamma(key_a, a, shape, dtype, True)
     log_gb = _gamma(key_b, b, shape, dtype, True)
     log_max = lax.max(log_ga, log_gb)
-    ga, gb = jnp.exp(log_ga - log_max), jnp.exp(log_gb - log_max)
+    ga, gb = ufuncs.exp(log_ga - log_max), ufuncs.exp(log_gb - log_max)
     return ga / (ga + gb)
 
 
@@ -728,13 +708,12 @@ def t(key, df, shape=None, dtype=None):
 
 
 def _t_impl(key, df, shape, dtype):
-    jnp = _jnp()
     df = lax.convert_element_type(df, dtype)
     key_n, key_g = _split(key)
     n = _normal(key_n, shape, dtype)
     half_df = lax.div(df, _const(dtype, 2))
     g = _gamma(key_g, half_df, shape, dtype, False)
-    return n * jnp.sqrt(half_df / g)
+    return n * ufuncs.sqrt(half_df / g)
 
 
 _t = jit(_named(_t_impl, "_t"), static_argnums=(2, 3))
@@ -750,11 +729,10 @@ def chisquare(key, df, shape=None, dtype=None):
 
 
 def _chisquare_impl(key, df, shape, dtype):
-    jnp = _jnp()
     df = lax.convert_element_type(df, dtype)
     two = _const(dtype, 2)
     log_g = _gamma(key, lax.div(df, two), shape, dtype, True)
-    return lax.mul(jnp.exp(log_g), two)
+    return lax.mul(ufuncs.exp(log_g), two)
 
 
 _chisquare = jit(_named(_chisquare_impl, "_chisquare"), static_argnums=(2, 3))
@@ -818,11 +796,10 @@ def ball(key, d, p=2, shape=(), dtype=None):
 
 
 def _ball_impl(key, p, d, shape, dtype):
-    jnp = _jnp()
     k1, k2 = _split(key)
     g = _generalized_normal(k1, p, (*shape, d), dtype)
     e = _exponential(k2, shape, dtype)
-    return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+    return g / (((ufuncs.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
 
 
 _ball = jit(_named(_ball_impl, "_ball"), static_argnums=(2, 3, 4))
