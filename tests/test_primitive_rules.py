@@ -118,8 +118,7 @@ def test_primitive_index_is_current():
 
 def _jax_rule_names():
     """{rule: names of the JAX primitives that have that rule}."""
-    pytest.importorskip("jax")
-    import jax.experimental.checkify  # noqa: F401  (registers check's rules)
+    pytest.importorskip("jax.experimental.checkify")   # also registers check's rules
     from jax._src.interpreters import ad, batching
     tables = {
         "jvp": [ad.primitive_jvps],
@@ -151,39 +150,42 @@ def _custom_vjp_sin():
     return f
 
 
-def _jvp(f, *args):
-    """Forward mode of ``f`` at ``args``' types, with unit tangents (``float0``
-    zeros for integer and key operands)."""
+def _jvp_of(f, *args, axis_env=()):
+    """An example: forward mode of ``f`` at ``args``, with unit tangents
+    (``float0`` zeros for integer and key operands)."""
     def tangent(x):
         if dtypes.issubdtype(x.dtype, np.inexact):
             return np.ones(x.shape, x.dtype)
         return np.zeros(x.shape, dtypes.float0)
     tangents = tuple(tangent(x) for x in args)
-    return lambda *xs: refjax.jvp(f, xs, tangents)
+    return (lambda *xs: refjax.jvp(f, xs, tangents)), args, axis_env
+
+
+def _vmap_of(f, *args, axis_env=()):
+    """An example: ``f`` mapped over the leading axis of ``args``."""
+    return refjax.vmap(f), args, axis_env
 
 
 F32 = np.arange(1, 5, dtype=np.float32)
 U32 = np.arange(4, dtype=np.uint32)
+KEY = refjax.random.key(0)
 
 # (primitive, rule) -> (function, args, axis_env): tracing the function with
 # make_jaxpr applies the transformation to the primitive.
 EXAMPLES = {
-    ("iota", "jvp"): (_jvp(lambda x: x + lax.iota(np.float32, 4), F32), (F32,), ()),
-    ("iota", "batch"): (refjax.vmap(lambda x: x + lax.iota(np.float32, 4)),
-                        (np.ones((2, 4), np.float32),), ()),
-    ("axis_index", "jvp"): (_jvp(lambda x: x * lax.axis_index("i"), F32), (F32,),
-                            (("i", 2),)),
-    ("threefry2x32", "jvp"): (
-        _jvp(lambda c: refjax.extend.random.threefry_2x32(np.array([1, 2], np.uint32), c),
-             U32), (U32,), ()),
-    ("random_clone", "jvp"): (_jvp(refjax.random.clone, refjax.random.key(0)),
-                              (refjax.random.key(0),), ()),
-    ("nextafter", "jvp"): (_jvp(lambda x: lax.nextafter(x, x + 1), F32), (F32,), ()),
-    ("pmax", "jvp"): (_jvp(lambda x: lax.pmax(x, "i"), F32), (F32,), (("i", 2),)),
-    ("pmin", "jvp"): (_jvp(lambda x: lax.pmin(x, "i"), F32), (F32,), (("i", 2),)),
-    ("custom_lin", "jvp"): (
-        _jvp(lambda x: refjax.linearize(_custom_vjp_sin(), x)[1](x), np.float32(1)),
-        (np.float32(1),), ()),
+    ("iota", "jvp"): _jvp_of(lambda x: x + lax.iota(np.float32, 4), F32),
+    ("iota", "batch"): _vmap_of(lambda x: x + lax.iota(np.float32, 4),
+                                np.ones((2, 4), np.float32)),
+    ("axis_index", "jvp"): _jvp_of(lambda x: x * lax.axis_index("i"), F32,
+                                   axis_env=[("i", 2)]),
+    ("threefry2x32", "jvp"): _jvp_of(
+        lambda c: refjax.extend.random.threefry_2x32(np.array([1, 2], np.uint32), c), U32),
+    ("random_clone", "jvp"): _jvp_of(refjax.random.clone, KEY),
+    ("nextafter", "jvp"): _jvp_of(lambda x: lax.nextafter(x, x + 1), F32),
+    ("pmax", "jvp"): _jvp_of(lambda x: lax.pmax(x, "i"), F32, axis_env=[("i", 2)]),
+    ("pmin", "jvp"): _jvp_of(lambda x: lax.pmin(x, "i"), F32, axis_env=[("i", 2)]),
+    ("custom_lin", "jvp"): _jvp_of(
+        lambda x: refjax.linearize(_custom_vjp_sin(), x)[1](x), np.float32(1)),
 }
 
 
@@ -202,6 +204,9 @@ def _is_key(aval):
     return isinstance(aval.dtype, dtypes.ExtendedDType)
 
 
+KINDS = ("no operands", "integer-only", "key-only", "undefined in JAX")
+
+
 @pytest.mark.parametrize("name,rule", sorted(EXAMPLES))
 def test_reason_holds(name, rule):
     prim = BY_NAME[name]
@@ -211,9 +216,11 @@ def test_reason_holds(name, rule):
     if reason is None:
         pytest.skip(f"{name}.{rule} states no reason yet "
                     "(test_every_primitive_has_the_rule_or_a_reason fails for it)")
+    kind = reason.partition(":")[0]
+    assert kind in KINDS, (f"{name}.{rule}: the reason {reason!r} should start "
+                           f"with one of {[k + ':' for k in KINDS]}")
     fn, args, axis_env = EXAMPLES[name, rule]
-    trace = refjax.make_jaxpr(fn, axis_env=list(axis_env))
-    kind = reason.split(":")[0]
+    trace = refjax.make_jaxpr(fn, axis_env=axis_env)
     if kind == "undefined in JAX":
         message = "Differentiation" if rule == "jvp" else "Batching"
         with pytest.raises(NotImplementedError,
@@ -234,8 +241,5 @@ def test_reason_holds(name, rule):
             with pytest.raises(TypeError):   # and float operands are refused
                 prim.abstract_eval(*[ShapedArray(a.shape, np.float32) for a in ins],
                                    **eqn.params)
-        elif kind == "key-only":
+        else:  # key-only
             assert all(map(_is_key, ins + outs)), (ins, outs)
-        else:
-            pytest.fail(f"{name}.{rule}: reason {reason!r} starts with none of "
-                        "'no operands:', 'integer-only:', 'key-only:', 'undefined in JAX:'")

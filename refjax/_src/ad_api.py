@@ -14,6 +14,8 @@ from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.interpreters.ad import Zero, float0
 from refjax._src.vmap_api import vmap
+from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 
 
 # ---------------------------------------------------------------------------
@@ -345,7 +347,6 @@ def _bind_static(fun, args, kwargs, argnums):
 
 
 def _ones_like(x):
-    from refjax._src.lax import lax
     return lax.full_like(x, 1)
 
 
@@ -464,7 +465,6 @@ def _std_basis(leaves):
     """The rows of an identity matrix over every element of ``leaves``, as
     one stacked array per leaf: leaf ``i`` gets shape ``(N,) + shape_i``."""
     from refjax._src.numpy import creation as nc
-    from refjax._src.lax import lax
     avals = [core.get_aval(x) for x in leaves]
     n = _total_size(leaves)
     eye = np.eye(n)
@@ -481,14 +481,13 @@ def _std_basis(leaves):
 def _split_basis_axis(x, axis, leaves, dtype):
     """Split axis ``axis`` of ``x`` (one entry per element of ``leaves``) into
     one block per leaf, that axis replaced by the leaf's shape."""
-    from refjax._src.lax import lax
     axis = axis % np.ndim(x)
     shape, blocks, start = np.shape(x), [], 0
     for leaf in leaves:
         a = core.get_aval(leaf)
         part = (x if a.size == shape[axis] else
-                lax.slice_in_dim(x, start, start + a.size, axis=axis))
-        block = lax.reshape(part, shape[:axis] + a.shape + shape[axis + 1:])
+                lax_shapes.slice_in_dim(x, start, start + a.size, axis=axis))
+        block = lax_shapes.reshape(part, shape[:axis] + a.shape + shape[axis + 1:])
         if dtype is not None and core.get_aval(block).dtype != dtype:
             block = lax.convert_element_type(block, dtype)
         blocks.append(block)

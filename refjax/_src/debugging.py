@@ -15,6 +15,8 @@ from refjax._src import core
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 
 
 def _host(buffer):
@@ -301,11 +303,6 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None,
 # Batching (SPEC VMAP-80 .. VMAP-86)
 # ---------------------------------------------------------------------------
 
-def _lax():
-    from refjax._src.lax import lax
-    return lax
-
-
 def _debug_batch_rule(prim):
     """A debug callback under ``vmap`` runs once per example, in order
     (SPEC VMAP-80).
@@ -316,9 +313,8 @@ def _debug_batch_rule(prim):
     loops over the examples (SPEC VMAP-3): the callback must see one
     example at a time."""
     def rule(axis_data, vals, dims, **params):
-        lax = _lax()
         for i in range(axis_data.size):
-            prim.bind(*[v if d is None else lax.index_in_dim(v, i, d, keepdims=False)
+            prim.bind(*[v if d is None else lax_shapes.index_in_dim(v, i, d, keepdims=False)
                         for v, d in zip(vals, dims)], **params)
         return [], []
     return rule
@@ -409,7 +405,7 @@ def _pure_callback_batch(axis_data, vals, dims, *, callback, result_avals,
     vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     if vmap_method != "legacy_vectorized":
         lead = size if vmap_method == "broadcast_all" else 1
-        vals = [_lax().broadcast(v, (lead,)) if d is None else v
+        vals = [lax_shapes.broadcast(v, (lead,)) if d is None else v
                 for v, d in zip(vals, dims)]
     avals = tuple(batching.batched_aval(a, size, 0) for a in result_avals)
     outs = pure_callback_p.bind(*vals, callback=callback, result_avals=avals,

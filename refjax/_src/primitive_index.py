@@ -51,7 +51,7 @@ def all_primitives():
             for value in list(vars(module).values()):
                 if isinstance(value, Primitive):
                     found[id(value)] = value
-    return sorted(found.values(), key=lambda p: (p.name, _module_of(p)))
+    return sorted(found.values(), key=lambda p: p.name)
 
 
 def is_linear(prim):

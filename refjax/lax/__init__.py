@@ -8,7 +8,7 @@ This module holds the names; each primitive's rules live in
 # and it imports them back.
 from refjax._src.lax.lax import (  # noqa: F401
     RoundingMethod, abs, abs_p, acos, acos_p, acosh, acosh_p, add, add_p, and_p, asin,
-    asin_p, asinh, asinh_p, atan, atan2, atan2_p, atan_p, atanh, atanh_p, batch_matmul,
+    asin_p, asinh, asinh_p, atan, atan2, atan2_p, atan_p, atanh, atanh_p,
     bitcast_convert_type, bitcast_convert_type_p, bitwise_and, bitwise_not, bitwise_or,
     bitwise_xor, cbrt, cbrt_p, ceil, ceil_p, clamp, clamp_p, clz, clz_p, collapse,
     complex, complex_p, conj, conj_p, convert_element_type, convert_element_type_p, cos,
@@ -34,7 +34,9 @@ from refjax._src.lax.convolution import (  # noqa: F401
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_general_dilated_p, conv_with_general_padding, padtype_to_pads,
 )
-from refjax._src.lax.dot import Precision, dot, dot_general, dot_general_p  # noqa: F401
+from refjax._src.lax.dot import (  # noqa: F401
+    Precision, batch_matmul, dot, dot_general, dot_general_p,
+)
 from refjax._src.lax.fft import FftType, fft, fft_p  # noqa: F401
 from refjax._src.lax.other import (  # noqa: F401
     reduce_precision, reduce_precision_p, top_k, top_k_p,

@@ -81,7 +81,7 @@ from refjax._src.numpy.reductions import (  # noqa: E402,F401
 from refjax._src.numpy.lax_numpy import (  # noqa: E402,F401
     allclose, append, argwhere, array_equal, array_equiv, array_split, astype,
     atleast_1d, atleast_2d, atleast_3d, bincount, broadcast_arrays, broadcast_shapes,
-    broadcast_to, choose, column_stack, compress, concat, concatenate, copy, dsplit,
+    broadcast_to, choose, column_stack, concat, concatenate, copy, dsplit,
     dstack, expand_dims, flatnonzero, flip, fliplr, flipud, hsplit, hstack, isclose,
     iscomplexobj, isrealobj, isscalar, matrix_transpose, moveaxis, ndim, nonzero,
     permute_dims, ravel, repeat, reshape, roll, rollaxis, rot90, select, shape, size,
@@ -101,7 +101,7 @@ from refjax._src.numpy.signal import (  # noqa: E402,F401
     convolve, correlate, diff, ediff1d,
 )
 from refjax._src.numpy.sorting import (  # noqa: E402,F401
-    argpartition, argsort, lexsort, partition, searchsorted, sort, unique, unique_all,
+    argpartition, argsort, compress, lexsort, partition, searchsorted, sort, unique, unique_all,
     unique_counts, unique_inverse, unique_values,
 )
 from refjax._src.numpy.vectorize import (  # noqa: E402,F401

@@ -27,6 +27,8 @@ from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax
+from refjax._src.lax import dot
+from refjax._src.lax import shapes as lax_shapes
 
 
 def _xp():
@@ -258,7 +260,7 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     xp = _xp()
     dn = dimension_numbers
     out_dtype = preferred_element_type or lhs.dtype
-    compute = lax._dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+    compute = dot._dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
     x = _dilate_and_pad(xp, xp.transpose(lhs, dn.lhs_spec).astype(compute),
                         lhs_dilation, padding)
     w = xp.transpose(rhs, dn.rhs_spec).astype(compute)
@@ -339,7 +341,7 @@ def _split_axis(x, axis, parts):
     """Axis ``axis`` of size ``parts * m`` as two axes ``(parts, m)``."""
     shape = list(core.get_aval(x).shape)
     shape[axis:axis + 1] = [parts, shape[axis] // parts]
-    return lax.reshape(x, shape)
+    return lax_shapes.reshape(x, shape)
 
 
 def _merge_axis(x, src, dst):
@@ -350,7 +352,7 @@ def _merge_axis(x, src, dst):
     order.insert(dst, src)
     merged = [shape[i] for i in range(len(shape)) if i != src]
     merged[dst] *= shape[src]
-    return lax.reshape(x, tuple(merged), tuple(order))
+    return lax_shapes.reshape(x, tuple(merged), tuple(order))
 
 
 def _lhs_transpose_padding(lhs_sizes, kernel_sizes, out_sizes, strides, padding,
@@ -408,7 +410,7 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
         groups = builtins.max(feature_group_count, batch_group_count)
         kernel = _merge_axis(_split_axis(kernel, rhs_spec[0], groups),
                              rhs_spec[0], rhs_spec[1])
-    kernel = lax.rev(kernel, tuple(rhs_spec[2:]))
+    kernel = lax_shapes.rev(kernel, tuple(rhs_spec[2:]))
     kernel = _cast(kernel, core.get_aval(ct).dtype)
     rhs_shape = core.get_aval(rhs).shape
     pads = _lhs_transpose_padding(
@@ -602,7 +604,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(rhs_dilation),
         dimension_numbers=dn, feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
-        precision=lax._canon_precision(precision), preferred_element_type=pet,
+        precision=dot._canon_precision(precision), preferred_element_type=pet,
         out_sharding=None)
 
 

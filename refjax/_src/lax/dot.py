@@ -21,6 +21,7 @@ from refjax._src.interpreters import ad
 from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
 
 
@@ -178,6 +179,16 @@ def specialize_transposed_dot(avals_in, out_aval, params, permutation):
 dot_general_p.specialize_transposed = specialize_transposed_dot
 
 
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over equal leading batch axes."""
+    ln, rn = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
+    if ln < 2 or ln != rn:
+        raise ValueError("Arguments to batch_matmul must be at least 2D and have "
+                         f"the same rank, got {ln} and {rn}.")
+    batch = tuple(range(ln - 2))
+    return dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)), precision)
+
+
 def _dot_compute_dtype(a, b, out):
     """Accumulate in at least float32 / the output's integer width."""
     if out.kind in "iub":
@@ -281,7 +292,7 @@ def _dot_transpose(ct, aval, other, contract, other_contract, batch, other_batch
     out = dot_general(ct, other, dims, precision, preferred_element_type)
     contract_in_other_order = [c for _, c in sorted(zip(other_contract, contract))]
     order = list(batch) + free + contract_in_other_order
-    out = lax.transpose(out, tuple(int(i) for i in np.argsort(order)))
+    out = lax_shapes.transpose(out, tuple(int(i) for i in np.argsort(order)))
     return lax._convert_element_type(out, aval.dtype, aval.weak_type)
 
 

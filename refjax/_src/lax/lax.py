@@ -162,7 +162,7 @@ def _bcast_to(t, shape):
     if core.get_aval(t).shape == tuple(shape):
         return t
     ndim = core.get_aval(t).ndim
-    return broadcast_in_dim(t, shape, tuple(range(ndim)) if ndim else ())
+    return shapes.broadcast_in_dim(t, shape, tuple(range(ndim)) if ndim else ())
 
 
 def _out_shape(*xs):
@@ -176,9 +176,9 @@ def _unbroadcast(aval, ct):
     if ct_shape == aval.shape:
         return ct
     if not aval.shape:
-        return reduce_sum(ct, tuple(range(len(ct_shape))))
+        return reductions.reduce_sum(ct, tuple(range(len(ct_shape))))
     axes = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c)
-    return reshape(reduce_sum(ct, axes), aval.shape)
+    return shapes.reshape(reductions.reduce_sum(ct, axes), aval.shape)
 
 
 def _replace_zero(x):
@@ -942,7 +942,7 @@ def _select_n_batch(axis_data, vals, dims):
     which_bdim, *case_dims = dims
     if all(d == which_bdim for d in case_dims):
         if np.shape(which) != np.shape(cases[0]):
-            which = broadcast_in_dim(which, np.shape(cases[0]), (which_bdim,))
+            which = shapes.broadcast_in_dim(which, np.shape(cases[0]), (which_bdim,))
         return select_n(which, *cases), which_bdim
     if np.ndim(which) == 0 and all(d is not None for d in case_dims):
         bdim = case_dims[0]
@@ -956,9 +956,9 @@ def _select_n_batch(axis_data, vals, dims):
         cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
     case_shape = np.shape(cases[0])
     if 0 < np.ndim(which) < len(case_shape):
-        which = broadcast_in_dim(which, case_shape, (0,))
+        which = shapes.broadcast_in_dim(which, case_shape, (0,))
     if np.ndim(which) > len(case_shape):
-        cases = [broadcast(c, np.shape(which)) for c in cases]
+        cases = [shapes.broadcast(c, np.shape(which)) for c in cases]
     return select_n(which, *cases), 0
 
 
@@ -1024,8 +1024,8 @@ def _clamp_batch(axis_data, vals, dims):
         if np.shape(lo) == np.shape(x) == np.shape(hi) or np.ndim(lo) == np.ndim(hi) == 0:
             return clamp_p.bind(lo, x, hi), x_dim
         if np.ndim(lo) == np.ndim(hi) == 1:
-            lo = broadcast_in_dim(lo, np.shape(x), (lo_dim,))
-            hi = broadcast_in_dim(hi, np.shape(x), (hi_dim,))
+            lo = shapes.broadcast_in_dim(lo, np.shape(x), (lo_dim,))
+            hi = shapes.broadcast_in_dim(hi, np.shape(x), (hi_dim,))
             return clamp_p.bind(lo, x, hi), x_dim
     elif np.ndim(lo) == np.ndim(hi) == 0 and x_dim is not None:
         return clamp_p.bind(lo, x, hi), x_dim
@@ -1034,14 +1034,14 @@ def _clamp_batch(axis_data, vals, dims):
                  for v, d in zip(vals, dims))
     shape = np.shape(x)
     # Scalar bounds are spread first, then per-example ones (JAX's order).
-    lo, hi = (broadcast(b, shape) if shape and np.ndim(b) == 0 else b for b in (lo, hi))
-    lo, hi = (broadcast_in_dim(b, shape, (0,)) if 0 < np.ndim(b) < len(shape) else b
+    lo, hi = (shapes.broadcast(b, shape) if shape and np.ndim(b) == 0 else b for b in (lo, hi))
+    lo, hi = (shapes.broadcast_in_dim(b, shape, (0,)) if 0 < np.ndim(b) < len(shape) else b
               for b in (lo, hi))
     # A scalar operand between per-example bounds takes their shape (JAX
     # 0.10.2 handles only a batched lower bound here).
     widest = builtins.max((lo, hi), key=np.ndim)
     if np.ndim(widest) > len(shape):
-        x = broadcast(x, np.shape(widest))
+        x = shapes.broadcast(x, np.shape(widest))
     return clamp_p.bind(lo, x, hi), 0
 
 
@@ -1258,56 +1258,30 @@ bitcast_convert_type_p.batch = _bitcast_batch
 
 
 # ---------------------------------------------------------------------------
-# The sibling modules' primitives, re-exported
-# ---------------------------------------------------------------------------
-from refjax._src.lax.shapes import (  # noqa: E402,F401
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_to_rank,
-    broadcasted_iota, concatenate, concatenate_p, copy_p, expand_dims,
-    index_in_dim, iota, iota_p, pad, pad_p, reshape, reshape_p, rev, rev_p,
-    slice, slice_in_dim, slice_p, split, split_p, squeeze, squeeze_p,
-    stack, stack_p, tile, tile_p, transpose, transpose_p, _static_shape,
-)
-from refjax._src.lax.reductions import (  # noqa: E402,F401
-    argmax, argmax_p, argmin, argmin_p, cumlogsumexp, cumlogsumexp_p,
-    cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum,
-    cumsum_p, reduce_and, reduce_and_p, reduce_max, reduce_max_p,
-    reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod,
-    reduce_prod_p, reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p,
-)
-from refjax._src.lax.dot import (  # noqa: E402,F401
-    dot, dot_general, dot_general_p, Precision, _canon_precision,
-    _dot_compute_dtype,
-)
-from refjax._src.lax.sorting import (  # noqa: E402,F401
-    sort, sort_key_val, sort_p,
-)
-
-
-# ---------------------------------------------------------------------------
 # Filled arrays
 # ---------------------------------------------------------------------------
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a broadcast scalar)."""
-    shape = _static_shape(shape)
+    shape = shapes._static_shape(shape)
     if core.get_aval(fill_value).shape:
         raise TypeError(f"full must be called with scalar fill_value, got "
                         f"fill_value.shape {core.get_aval(fill_value).shape}.")
     weak = dtype is None and core.get_aval(fill_value).weak_type
     fill = _convert_element_type(fill_value, dtype, weak)
-    return broadcast(fill, shape)
+    return shapes.broadcast(fill, shape)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """Like ``full``, taking the shape, dtype and weak type of ``x`` by default."""
     aval = core.get_aval(x)
-    shape = aval.shape if shape is None else _static_shape(shape)
+    shape = aval.shape if shape is None else shapes._static_shape(shape)
     if core.get_aval(fill_value).shape:
         raise TypeError(f"full must be called with scalar fill_value, got "
                         f"fill_value.shape {core.get_aval(fill_value).shape}.")
     weak = dtype is None and aval.weak_type
     fill = _convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak)
-    return broadcast(fill, shape)
+    return shapes.broadcast(fill, shape)
 
 
 def reciprocal(x):
@@ -1321,17 +1295,7 @@ def collapse(operand, start_dimension, stop_dimension=None):
     stop = len(shape) if stop_dimension is None else stop_dimension
     start = start_dimension % builtins.max(len(shape), 1)
     size = math.prod(shape[start:stop])
-    return reshape(operand, shape[:start] + (size,) + shape[stop:])
-
-
-def batch_matmul(lhs, rhs, precision=None):
-    """Matrix products over equal leading batch axes."""
-    ln, rn = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
-    if ln < 2 or ln != rn:
-        raise ValueError("Arguments to batch_matmul must be at least 2D and have "
-                         f"the same rank, got {ln} and {rn}.")
-    batch = tuple(range(ln - 2))
-    return dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)), precision)
+    return shapes.reshape(operand, shape[:start] + (size,) + shape[stop:])
 
 
 # ---------------------------------------------------------------------------
@@ -1367,7 +1331,7 @@ def _to_shape_of(t, ans):
     shape, t_shape = core.get_aval(ans).shape, core.get_aval(t).shape
     if t_shape == shape:
         return t
-    return broadcast_in_dim(t, shape, tuple(range(len(shape) - len(t_shape), len(shape))))
+    return shapes.broadcast_in_dim(t, shape, tuple(range(len(shape) - len(t_shape), len(shape))))
 
 
 ad.defjvp2(fma_p, lambda g, ans, x, y, z: _to_shape_of(mul(g, y), ans),
@@ -1378,3 +1342,12 @@ ad.defjvp2(fma_p, lambda g, ans, x, y, z: _to_shape_of(mul(g, y), ans),
 def fma(x, y, z):
     """``x * y + z`` with one rounding (the ``fma`` primitive)."""
     return fma_p.bind(x, y, z)
+
+
+# ---------------------------------------------------------------------------
+# Shape and reduction primitives live in shapes.py and reductions.py, which
+# build on this module; its rules use a few of them (broadcasting,
+# reshaping, summing cotangents), so they are imported last, when the
+# names they need from here exist.
+# ---------------------------------------------------------------------------
+from refjax._src.lax import reductions, shapes  # noqa: E402

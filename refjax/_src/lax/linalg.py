@@ -23,6 +23,9 @@ from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax
+from refjax._src.lax import dot
+from refjax._src.lax import reductions
+from refjax._src.lax import shapes as lax_shapes
 
 
 def _xp():
@@ -110,7 +113,7 @@ def _defbatch_leading(prim):
 
 def _T(x):
     nd = core.get_aval(x).ndim
-    return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+    return lax_shapes.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
 def _is_complex(x):
@@ -126,15 +129,15 @@ def _matmul(a, b):
     """Batched ``a @ b`` for stacks of matrices of equal batch shape."""
     nd = core.get_aval(a).ndim
     batch = tuple(range(nd - 2))
-    return lax.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+    return dot.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
 
 
 def _tri_mask(shape, k, lower):
     """Boolean mask of the entries on or below (``lower``) / above the
     ``k``-th diagonal of matrices of ``shape``."""
     nd = len(shape)
-    row = lax.broadcasted_iota(np.int32, shape, nd - 2)
-    col = lax.broadcasted_iota(np.int32, shape, nd - 1)
+    row = lax_shapes.broadcasted_iota(np.int32, shape, nd - 2)
+    col = lax_shapes.broadcasted_iota(np.int32, shape, nd - 1)
     if lower:
         return lax.ge(lax.add(row, np.int32(k)), col)
     return lax.le(lax.add(row, np.int32(k)), col)
@@ -151,8 +154,8 @@ def _triu(x, k=0):
 def _eye(dtype, shape):
     """Identity matrices of ``dtype`` broadcast to ``shape`` (..., n, n)."""
     nd = len(shape)
-    eq = lax.eq(lax.broadcasted_iota(np.int32, shape, nd - 2),
-                lax.broadcasted_iota(np.int32, shape, nd - 1))
+    eq = lax.eq(lax_shapes.broadcasted_iota(np.int32, shape, nd - 2),
+                lax_shapes.broadcasted_iota(np.int32, shape, nd - 1))
     return lax.convert_element_type(eq, dtype)
 
 
@@ -160,14 +163,14 @@ def _diagonal(x):
     """The main diagonal of square matrices, linear in ``x``."""
     aval = core.get_aval(x)
     masked = lax.mul(x, _eye(aval.dtype, aval.shape))
-    return lax.reduce_sum(masked, (aval.ndim - 1,))
+    return reductions.reduce_sum(masked, (aval.ndim - 1,))
 
 
 def _diag_matrix(d, dtype):
     """Square diagonal matrices with ``d`` (..., n) on the diagonal."""
     aval = core.get_aval(d)
     shape = aval.shape + aval.shape[-1:]
-    rows = lax.broadcast_in_dim(lax.convert_element_type(d, dtype), shape,
+    rows = lax_shapes.broadcast_in_dim(lax.convert_element_type(d, dtype), shape,
                                 tuple(range(aval.ndim - 1)) + (aval.ndim,))
     return lax.mul(rows, _eye(dtype, shape))
 
@@ -175,13 +178,13 @@ def _diag_matrix(d, dtype):
 def _row(v, dtype):
     """``v`` (..., n) as (..., 1, n) of ``dtype``: scales columns."""
     aval = core.get_aval(v)
-    return lax.expand_dims(lax.convert_element_type(v, dtype), (aval.ndim - 1,))
+    return lax_shapes.expand_dims(lax.convert_element_type(v, dtype), (aval.ndim - 1,))
 
 
 def _col(v, dtype):
     """``v`` (..., n) as (..., n, 1) of ``dtype``: scales rows."""
     aval = core.get_aval(v)
-    return lax.expand_dims(lax.convert_element_type(v, dtype), (aval.ndim,))
+    return lax_shapes.expand_dims(lax.convert_element_type(v, dtype), (aval.ndim,))
 
 
 def _safe_reciprocal_offdiag(d):
@@ -327,8 +330,8 @@ def _triangular_solve_batch_rule(axis_data, vals, dims, **params):
     shape = np.shape(b)
     folded = shape[:b_dim_out - 1] + (shape[b_dim_out - 1] * shape[b_dim_out],)
     folded += shape[b_dim_out + 1:]
-    out = triangular_solve_p.bind(a, lax.reshape(b, folded), **params)
-    return lax.reshape(out, shape), b_dim_out
+    out = triangular_solve_p.bind(a, lax_shapes.reshape(b, folded), **params)
+    return lax_shapes.reshape(out, shape), b_dim_out
 
 
 triangular_solve_p.batch = _triangular_solve_batch_rule
@@ -342,13 +345,13 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
     a_ndim = core.get_aval(a).ndim
     vector = b_ndim == a_ndim - 1
     if vector:
-        b = lax.expand_dims(b, (b_ndim - 1 if left_side else b_ndim,))
+        b = lax_shapes.expand_dims(b, (b_ndim - 1 if left_side else b_ndim,))
     out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
                                   transpose_a=bool(transpose_a),
                                   conjugate_a=bool(conjugate_a),
                                   unit_diagonal=bool(unit_diagonal))
     if vector:
-        out = lax.squeeze(out, (b_ndim - 1 if left_side else b_ndim,))
+        out = lax_shapes.squeeze(out, (b_ndim - 1 if left_side else b_ndim,))
     return out
 
 
@@ -498,8 +501,8 @@ def _permutation_matrix(perm, dtype):
     """``P`` with ``P @ A == A[perm]``: row ``i`` is one-hot at ``perm[i]``."""
     aval = core.get_aval(perm)
     shape = aval.shape + aval.shape[-1:]
-    cols = lax.broadcasted_iota(np.int32, shape, aval.ndim)
-    picked = lax.broadcast_in_dim(perm, shape, tuple(range(aval.ndim)))
+    cols = lax_shapes.broadcasted_iota(np.int32, shape, aval.ndim)
+    picked = lax_shapes.broadcast_in_dim(perm, shape, tuple(range(aval.ndim)))
     return lax.convert_element_type(lax.eq(picked, cols), dtype)
 
 

@@ -15,6 +15,7 @@ from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax, slicing
+from refjax._src.lax import shapes
 
 
 def _xp():
@@ -88,7 +89,7 @@ def _take_along(x, indices, axis):
     dnums = slicing.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=others, start_indices_batching_dims=others)
-    starts = lax.expand_dims(indices, (rank,))
+    starts = shapes.expand_dims(indices, (rank,))
     return slicing.gather(x, starts, dnums, (1,) * rank)
 
 

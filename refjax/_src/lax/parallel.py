@@ -26,6 +26,8 @@ from refjax._src.interpreters import ad, batching
 from refjax._src import core, tree_util
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
+from refjax._src.lax import reductions
+from refjax._src.lax import shapes
 from refjax._src.lax import shapes, slicing
 from refjax._src.lax import reductions as _reductions
 
@@ -114,20 +116,20 @@ def _split_axis(x, axis, factor):
     """``x`` with axis ``axis`` (of size ``factor * n``) as two axes ``factor, n``."""
     shape = list(core.get_aval(x).shape)
     shape[axis:axis + 1] = [factor, shape[axis] // factor]
-    return lax.reshape(x, tuple(shape))
+    return shapes.reshape(x, tuple(shape))
 
 
 def _merge_axes(x, axis):
     """``x`` with axes ``axis`` and ``axis + 1`` merged into one (row-major)."""
     shape = list(core.get_aval(x).shape)
     shape[axis:axis + 2] = [shape[axis] * shape[axis + 1]]
-    return lax.reshape(x, tuple(shape))
+    return shapes.reshape(x, tuple(shape))
 
 
 def _swap_axes(x, a, b):
     perm = list(range(core.get_aval(x).ndim))
     perm[a], perm[b] = perm[b], perm[a]
-    return lax.transpose(x, tuple(perm))
+    return shapes.transpose(x, tuple(perm))
 
 
 # ---------------------------------------------------------------------------
@@ -225,7 +227,7 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
     pos = _positional(axes)
     if pos:
         shape = x.aval.shape
-        ct = lax.broadcast_in_dim(ct, shape, tuple(i for i in range(len(shape))
+        ct = shapes.broadcast_in_dim(ct, shape, tuple(i for i in range(len(shape))
                                                    if i not in pos))
     return [psum_p.bind(ct, axes=_named(axes), axis_index_groups=axis_index_groups)]
 
@@ -278,7 +280,7 @@ def _constant_psum(x, axes, groups):
         size = math.prod(core.axis_size(name) for name in named)
     if pos:
         ndim = core.get_aval(x).ndim
-        x = lax.reduce_sum(x, tuple(core.canonicalize_axis(a, ndim) for a in pos))
+        x = reductions.reduce_sum(x, tuple(core.canonicalize_axis(a, ndim) for a in pos))
     return _times(x, size)
 
 
@@ -332,7 +334,7 @@ def _axis_index_batch(axis_data, vals, dims, *, axis_name):
     """Over the mapped axis the index is ``iota``, mapped along axis 0."""
     if not _frame_has(axis_data, _as_names(axis_name)):
         return axis_index_p.bind(axis_name=axis_name), None
-    return lax.iota(np.int32, axis_data.size), 0
+    return shapes.iota(np.int32, axis_data.size), 0
 
 
 axis_index_p.batch = _axis_index_batch
@@ -538,7 +540,7 @@ def _reduce_scatter_batch(axis_data, vals, dims, *, axis_name, scatter_dimension
                                     axis_size=axis_size, tiled=tiled)
         return out, d
     _check_single_frame(axis_data, axis_name, axis_index_groups, axis_size)
-    y = lax.mul(x, lax._const(x, axis_size)) if d is None else lax.reduce_sum(x, (d,))
+    y = lax.mul(x, lax._const(x, axis_size)) if d is None else reductions.reduce_sum(x, (d,))
     # JAX leaves the scattered size unchecked under vmap; refjax raises the
     # error JAX gives when the collective is staged (VMAP-75).
     shape = core.get_aval(y).shape
@@ -753,7 +755,7 @@ def _all_to_all_among(x, d, size, split_axis, concat_axis, major, minor, tiled):
     Three leading axes collect the blocks received from the major names,
     the mapped axis and the minor names; they are then merged (row-major,
     as the member index over all names is) into ``concat_axis``."""
-    x = lax.expand_dims(batching.moveaxis(x, d, 0), (0, 2))
+    x = shapes.expand_dims(batching.moveaxis(x, d, 0), (0, 2))
     split_axis, concat_axis = split_axis + 3, concat_axis + 3
     if major:
         x = all_to_all_p.bind(x, axis_name=major, split_axis=split_axis, concat_axis=0,
@@ -815,15 +817,15 @@ def _all_to_all_leaf(x, axis_name, split_axis, concat_axis, groups, tiled):
     elif split_axis < concat_axis:
         # concat_axis counts positions after split_axis is removed.
         concat_axis += 1
-        x = lax.expand_dims(x, (concat_axis,))
+        x = shapes.expand_dims(x, (concat_axis,))
     elif concat_axis < split_axis:
-        x = lax.expand_dims(x, (concat_axis,))
+        x = shapes.expand_dims(x, (concat_axis,))
         split_axis += 1
     out = all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis,
                             concat_axis=concat_axis, axis_index_groups=groups,
                             tiled=bool(tiled))
     if not tiled and split_axis != concat_axis:
-        out = lax.squeeze(out, (split_axis,))
+        out = shapes.squeeze(out, (split_axis,))
     return out
 
 

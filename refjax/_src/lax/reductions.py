@@ -22,6 +22,7 @@ from refjax._src.backend import get as _backend
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
+from refjax._src.lax import shapes
 from refjax._src.lax.lax import (_any, _check_dtype, _float, _ints_bool, _num,
                                  _ordered, _xp)
 
@@ -133,7 +134,7 @@ def _reduce_sum_transpose(ct, operand, axes, out_sharding):
     """Broadcast the cotangent back over the summed axes (SPEC AD-21)."""
     shape = operand.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return [lax.broadcast_in_dim(ct, shape, kept)]
+    return [shapes.broadcast_in_dim(ct, shape, kept)]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
@@ -153,7 +154,7 @@ def _reduce_prod_jvp(primals, tangents, axes):
     shape = core.get_aval(x).shape
     rest = tuple(i for i in range(len(shape)) if i not in axes)
     flat = (math.prod(shape[i] for i in axes),) + tuple(shape[i] for i in rest)
-    x, t = (lax.reshape(v, flat, axes + rest) for v in (x, t))
+    x, t = (shapes.reshape(v, flat, axes + rest) for v in (x, t))
     _, (t_out,) = ad.jvp_flat(lambda v: [_tree_reduce(lax.mul, v, 1)], [x], [t])
     return out, t_out
 
@@ -167,12 +168,12 @@ def _tree_reduce(op, x, identity):
         return lax.full(aval.shape[1:], identity, aval.dtype)
     while n > 1:
         half = (n + 1) // 2
-        first, second = lax.slice_in_dim(x, 0, half), lax.slice_in_dim(x, half, None)
+        first, second = shapes.slice_in_dim(x, 0, half), shapes.slice_in_dim(x, half, None)
         if n % 2:
             config = [(0, 1, 0)] + [(0, 0, 0)] * (aval.ndim - 1)
-            second = lax.pad(second, np.array(identity, aval.dtype), config)
+            second = shapes.pad(second, np.array(identity, aval.dtype), config)
         x, n = op(first, second), half
-    return lax.squeeze(x, (0,))
+    return shapes.squeeze(x, (0,))
 
 
 def _reduce_chooser_jvp(g, ans, operand, axes):
@@ -180,9 +181,9 @@ def _reduce_chooser_jvp(g, ans, operand, axes):
     the positions equal to the result (ties share equally) (SPEC AD-23)."""
     g_dtype = core.get_aval(g).dtype
     shape = [1 if i in axes else d for i, d in enumerate(core.get_aval(operand).shape)]
-    chosen = lax.convert_element_type(lax.eq(operand, lax.reshape(ans, shape)), g_dtype)
-    counts = lax.reduce_sum(chosen, axes)
-    return lax.div(lax.reduce_sum(lax.mul(g, chosen), axes), counts)
+    chosen = lax.convert_element_type(lax.eq(operand, shapes.reshape(ans, shape)), g_dtype)
+    counts = reduce_sum(chosen, axes)
+    return lax.div(reduce_sum(lax.mul(g, chosen), axes), counts)
 
 
 reduce_prod_p.jvp = _reduce_prod_jvp
@@ -325,7 +326,7 @@ def _scan_jvp(prim, op):
 
         def scan(v):
             if reverse:
-                return [lax.rev(_prefix_scan(op, lax.rev(v, (axis,)), axis), (axis,))]
+                return [shapes.rev(_prefix_scan(op, shapes.rev(v, (axis,)), axis), (axis,))]
             return [_prefix_scan(op, v, axis)]
         return out, ad.jvp_flat(scan, [x], [t])[1][0]
     prim.jvp = rule
@@ -342,11 +343,11 @@ def _prefix_scan(op, x, axis):
         return x
 
     def strided(v, start, stop=None, stride=2):
-        return lax.slice_in_dim(v, start, stop, stride, axis)
+        return shapes.slice_in_dim(v, start, stop, stride, axis)
 
     odd = _prefix_scan(op, op(strided(x, 0, -1), strided(x, 1)), axis)
     prev = odd if n % 2 else strided(odd, 0, -1, 1)
-    even = lax.concatenate([strided(x, 0, 1, 1), op(prev, strided(x, 2))], axis)
+    even = shapes.concatenate([strided(x, 0, 1, 1), op(prev, strided(x, 2))], axis)
     return _interleave(even, odd, axis)
 
 
@@ -359,7 +360,7 @@ def _interleave(a, b, axis):
     a_config[axis] = (0, 1 if same else 0, 1)
     b_config[axis] = (1, 0 if same else 1, 1)
     zero = np.array(0, aval.dtype)
-    return lax.add(lax.pad(a, zero, a_config), lax.pad(b, zero, b_config))
+    return lax.add(shapes.pad(a, zero, a_config), shapes.pad(b, zero, b_config))
 
 
 @custom_jvp

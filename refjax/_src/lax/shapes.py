@@ -20,6 +20,7 @@ from refjax._src.interpreters import ad, batching
 from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
+from refjax._src.lax import reductions
 from refjax._src.lax.lax import _all_weak, _check_same_dtypes, _xp
 
 
@@ -114,7 +115,7 @@ def _broadcast_in_dim_transpose(ct, operand, shape, broadcast_dimensions, shardi
     in_shape = operand.aval.shape
     unit = tuple(i for i, s in enumerate(in_shape) if s == 1)
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit}
-    summed = lax.reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
+    summed = reductions.reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
     return [expand_dims(summed, unit)]
 
 
@@ -511,7 +512,7 @@ def _tile_transpose(ct, operand, reps):
     ``(reps[i], size_i)`` and the repetition axes are summed (SPEC AD-21)."""
     shape = operand.aval.shape
     split_shape = tuple(k for pair in zip(reps, shape) for k in pair)
-    return [lax.reduce_sum(reshape(ct, split_shape), tuple(range(0, 2 * len(shape), 2)))]
+    return [reductions.reduce_sum(reshape(ct, split_shape), tuple(range(0, 2 * len(shape), 2)))]
 
 
 ad.deflinear(tile_p, _tile_transpose)
@@ -590,7 +591,7 @@ def _pad_transpose(ct, operand, padding_value, padding_config):
     ct_value = None
     if ad.is_undefined_primal(padding_value):
         every = tuple(range(len(padding_config)))
-        ct_value = lax.sub(lax.reduce_sum(ct, every), lax.reduce_sum(kept, every))
+        ct_value = lax.sub(reductions.reduce_sum(ct, every), reductions.reduce_sum(kept, every))
     return [ct_operand, ct_value]
 
 

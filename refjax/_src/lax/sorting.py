@@ -17,6 +17,7 @@ from refjax._src.interpreters import ad, batching
 from refjax._src import backend, core, dtypes
 from refjax._src.core import Primitive
 from refjax._src.lax import lax
+from refjax._src.lax import shapes
 from refjax._src.lax.lax import _xp
 
 
@@ -119,7 +120,7 @@ def _sorted_positions(keys, dimension, is_stable, num_keys):
     shape = core.get_aval(keys[0]).shape
     if not shape:
         return None
-    index = lax.broadcasted_iota(np.int32, shape, dimension)
+    index = shapes.broadcasted_iota(np.int32, shape, dimension)
     return sort_p.bind(*keys, index, dimension=dimension, is_stable=is_stable,
                        num_keys=num_keys)[-1]
 
@@ -146,7 +147,7 @@ def _sort_batch(axis_data, vals, dims, *, dimension, is_stable, num_keys):
     if len(shape) == 1:
         return list(vals), list(dims)
     others = tuple(i for i in range(len(shape)) if i != bdim)
-    operands = [lax.broadcast_in_dim(v, shape, others) if d is None
+    operands = [shapes.broadcast_in_dim(v, shape, others) if d is None
                 else batching.moveaxis(v, d, bdim) for v, d in zip(vals, dims)]
     outs = sort_p.bind(*operands, dimension=batching.shift_axis_param(dimension, bdim),
                        is_stable=is_stable, num_keys=num_keys)

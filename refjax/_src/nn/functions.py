@@ -18,6 +18,7 @@ from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.api import jit
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
+from refjax._src.lax import shapes
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.nn.logsumexp import logsumexp  # noqa: F401 - re-exported
 from refjax._src.numpy import ufuncs
@@ -224,8 +225,8 @@ def glu(x, axis=-1):
     size = jnp.shape_of(x)[axis]
     assert size % 2 == 0, "axis size must be divisible by 2"
     axis = core.canonicalize_axis(axis, jnp.ndim_of(x))
-    first = lax.slice_in_dim(x, 0, size // 2, axis=axis)
-    second = lax.slice_in_dim(x, size // 2, size, axis=axis)
+    first = shapes.slice_in_dim(x, 0, size // 2, axis=axis)
+    second = shapes.slice_in_dim(x, size // 2, size, axis=axis)
     return ufuncs.multiply(first, sigmoid(second))
 
 
@@ -324,8 +325,8 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
 @jit(static_argnames=("num_classes", "dtype", "axis"))
 def _one_hot(x, num_classes, *, dtype, axis):
     out_axis = core.canonicalize_axis(axis, jnp.ndim_of(x) + 1)
-    lhs = lax.expand_dims(x, (axis,))
+    lhs = shapes.expand_dims(x, (axis,))
     rhs_shape = [1] * jnp.ndim_of(x)
     rhs_shape.insert(out_axis, num_classes)
-    rhs = lax.broadcasted_iota(jnp.dtype_of(x), rhs_shape, out_axis)
+    rhs = shapes.broadcasted_iota(jnp.dtype_of(x), rhs_shape, out_axis)
     return jnp.astype(lax.eq(lhs, rhs), dtype)

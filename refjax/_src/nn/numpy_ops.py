@@ -16,6 +16,7 @@ from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.array import Array
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import reductions
 from refjax._src.numpy import ufuncs
 from refjax._src.numpy import util
@@ -61,7 +62,7 @@ def full_like(x, value):
     """``lax.full_like(x, value)``: ``x``'s shape, dtype and weak type."""
     aval = core.get_aval(x)
     scalar = lax._convert_element_type(value, aval.dtype, aval.weak_type)
-    return lax.broadcast_in_dim(scalar, aval.shape, ()) if aval.shape else scalar
+    return lax_shapes.broadcast_in_dim(scalar, aval.shape, ()) if aval.shape else scalar
 
 
 def astype(x, dtype):
@@ -80,7 +81,7 @@ def broadcast_arrays(*args):
     if builtins.all(s == shapes[0] for s in shapes):
         return list(args)
     shape = np.broadcast_shapes(*shapes)
-    return [lax.broadcast_in_dim(a, shape, tuple(range(len(shape) - len(s), len(shape))))
+    return [lax_shapes.broadcast_in_dim(a, shape, tuple(range(len(shape) - len(s), len(shape))))
             for a, s in zip(args, shapes)]
 
 
@@ -150,7 +151,7 @@ def keep_dims(result, ndim, axes):
     shape = [1] * ndim
     for d, size in zip(kept, shape_of(result)):
         shape[d] = size
-    return lax.broadcast_in_dim(result, tuple(shape), tuple(kept))
+    return lax_shapes.broadcast_in_dim(result, tuple(shape), tuple(kept))
 
 
 def max(x, axis=None, keepdims=False, where=None, initial=None):  # noqa: A001

@@ -24,6 +24,7 @@ import numpy as np
 from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.array import Array, ArrayImpl
+from refjax._src.lax import lax, shapes, slicing
 
 # The jax.numpy namespace, bound by install() once every module is loaded.
 _jnp = None
@@ -98,7 +99,6 @@ def _unary_op(jnp_fn):
 def _round_operator(number, ndigits=None):
     """``round(x)``: half to even, in the default int dtype; ``round(x, n)``
     keeps the dtype."""
-    from refjax._src.lax import lax
     out = _jnp.round(number, decimals=ndigits or 0)
     if ndigits is None:
         return lax.convert_element_type(out, dtypes.default_int_dtype())
@@ -155,13 +155,12 @@ def _astype(self, dtype, copy=False, device=None):
 
 def _byteswap(self):
     """The array with the bytes of each element reversed."""
-    from refjax._src.lax import lax
     if dtypes.issubdtype(self.dtype, np.complexfloating):
         return lax.complex(_byteswap(self.real), _byteswap(self.imag))
     if self.dtype.itemsize == 1:
         return self.copy()
     as_bytes = lax.bitcast_convert_type(self, np.dtype("uint8"))
-    return lax.bitcast_convert_type(lax.rev(as_bytes, (self.ndim,)), self.dtype)
+    return lax.bitcast_convert_type(shapes.rev(as_bytes, (self.ndim,)), self.dtype)
 
 
 def _choose(self, choices, out=None, mode="raise"):
@@ -326,7 +325,6 @@ def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
 def _view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
     """Reinterpret the bits as ``dtype`` (same item size only)."""
-    from refjax._src.lax import lax
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
@@ -417,7 +415,6 @@ def _update_method(scatter_name, doc):
     ``indexing.scatter_update``."""
     def method(self, values, *, indices_are_sorted=False, unique_indices=False,
                mode=None, out_sharding=None, wrap_negative_indices=True):
-        from refjax._src.lax import slicing
         from refjax._src.numpy import indexing
         return indexing.scatter_update(
             self.array, self.index, values, getattr(slicing, scatter_name),
@@ -476,7 +473,6 @@ class _IndexUpdateRef:
             values, indices_are_sorted, unique_indices, mode, wrap_negative_indices))
 
     def _on_ones(self, values, indices_are_sorted, unique_indices, mode, normalize):
-        from refjax._src.lax import slicing
         from refjax._src.numpy import indexing
         return indexing.scatter_update(
             _jnp.ones_like(self.array), self.index, values, slicing.scatter_mul,
@@ -487,7 +483,6 @@ class _IndexUpdateRef:
               mode=None, wrap_negative_indices=True):
         """``func.at(x, index)``: the unary ``func`` applied at each position,
         once per occurrence of a repeated one (SPEC IDX-21)."""
-        from refjax._src.lax import lax, slicing
         from refjax._src.numpy import indexing
 
         def scatter_apply(x, indices, y, dnums, **kwargs):

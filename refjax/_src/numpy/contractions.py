@@ -14,6 +14,9 @@ from refjax._src import core, dtypes
 from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import dot as lax_dot
+from refjax._src.lax import reductions
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import util
 from refjax._src.numpy.lax_numpy import (
     _aval, _broadcast_shapes, _broadcast_to, _canonicalize_axis, _ensure,
@@ -58,7 +61,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((an - 1,), (0,))
     else:
         contract = ((an - 1,), (bn - 2,))
-    out = lax.dot_general(a, b, (contract, ((), ())), precision, pet)
+    out = lax_dot.dot_general(a, b, (contract, ((), ())), precision, pet)
     return lax._convert_element_type(out, pet, weak)
 
 
@@ -77,15 +80,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
                              f"but it has ndim {_aval(x).ndim}")
     pet, weak = _result_dtype("matmul", preferred_element_type, a, b)
     plan = _matmul_plan(_aval(a), _aval(b))
-    a = lax.squeeze(a, plan["a_squeeze"])
-    b = lax.squeeze(b, plan["b_squeeze"])
+    a = lax_shapes.squeeze(a, plan["a_squeeze"])
+    b = lax_shapes.squeeze(b, plan["b_squeeze"])
     an, bn = _aval(a).ndim, _aval(b).ndim
     contract = ((an - 1,), (bn - 1 - int(plan["b_is_mat"]),))
-    out = lax.dot_general(a, b, (contract, (plan["a_batch"], plan["b_batch"])),
+    out = lax_dot.dot_general(a, b, (contract, (plan["a_batch"], plan["b_batch"])),
                           precision, pet)
-    out = lax.transpose(out, plan["perm"])
+    out = lax_shapes.transpose(out, plan["perm"])
     if plan["both_squeeze"]:
-        out = lax.expand_dims(out, plan["both_squeeze"])
+        out = lax_shapes.expand_dims(out, plan["both_squeeze"])
     return lax._convert_element_type(out, pet, weak)
 
 
@@ -158,7 +161,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     pet, weak = _result_dtype("vecdot", preferred_element_type, x1, x2)
     nb = len(batch)
     dims = (((nb,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
-    return lax._convert_element_type(lax.dot_general(x1, x2, dims, precision, pet),
+    return lax._convert_element_type(lax_dot.dot_general(x1, x2, dims, precision, pet),
                                      pet, weak)
 
 
@@ -186,7 +189,7 @@ def outer(a, b, out=None):
         raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     a, b = _ensure("outer", a, b)
     a, b = util.promote_dtypes(a, b)
-    return _multiply(lax.expand_dims(ravel(a), (1,)), lax.expand_dims(ravel(b), (0,)))
+    return _multiply(lax_shapes.expand_dims(ravel(a), (1,)), lax_shapes.expand_dims(ravel(b), (0,)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
@@ -217,7 +220,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
     else:
         raise TypeError("tensordot axes argument must be an int, a pair of ints, or a "
                         "pair of lists/tuples of ints.")
-    out = lax.dot_general(a, b, (contract, ((), ())), precision, pet)
+    out = lax_dot.dot_general(a, b, (contract, ((), ())), precision, pet)
     return lax._convert_element_type(out, pet, weak)
 
 
@@ -228,14 +231,14 @@ def kron(a, b):
     a, b = util.promote_dtypes(*_ensure("kron", a, b))
     na, nb = _aval(a).ndim, _aval(b).ndim
     if na < nb:
-        a = lax.expand_dims(a, tuple(range(nb - na)))
+        a = lax_shapes.expand_dims(a, tuple(range(nb - na)))
     elif nb < na:
-        b = lax.expand_dims(b, tuple(range(na - nb)))
+        b = lax_shapes.expand_dims(b, tuple(range(na - nb)))
     nd = _aval(a).ndim
-    a_r = lax.expand_dims(a, tuple(range(1, 2 * nd, 2)))
-    b_r = lax.expand_dims(b, tuple(range(0, 2 * nd, 2)))
+    a_r = lax_shapes.expand_dims(a, tuple(range(1, 2 * nd, 2)))
+    b_r = lax_shapes.expand_dims(b, tuple(range(0, 2 * nd, 2)))
     shape_ = tuple(x * y for x, y in zip(_aval(a).shape, _aval(b).shape))
-    return lax.reshape(lax.mul(a_r, b_r), shape_)
+    return lax_shapes.reshape(lax.mul(a_r, b_r), shape_)
 
 
 @jit(static_argnames=("axisa", "axisb", "axisc", "axis"))
@@ -257,14 +260,14 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
              _arith(lax.sub, _arith(lax.mul, a2, b0), _arith(lax.mul, a0, b2)),
              _arith(lax.sub, _arith(lax.mul, a0, b1), _arith(lax.mul, a1, b0))]
     nd = _aval(parts[0]).ndim
-    c = lax.concatenate([lax.expand_dims(p, (nd,)) for p in parts], nd)
+    c = lax_shapes.concatenate([lax_shapes.expand_dims(p, (nd,)) for p in parts], nd)
     return moveaxis(c, -1, axisc)
 
 
 def _components(v):
     """``v[..., 0]``, ``v[..., 1]`` and ``v[..., 2]`` (a zero scalar for 2-vectors)."""
     last = _aval(v).ndim - 1
-    comps = [lax.squeeze(_static_slice(v, last, i, i + 1), (last,))
+    comps = [lax_shapes.squeeze(_static_slice(v, last, i, i + 1), (last,))
              for i in range(_aval(v).shape[-1])]
     return comps + [np.zeros((), _aval(v).dtype)] * (3 - len(comps))
 
@@ -384,19 +387,19 @@ def _einsum_sum(x, axes, pet):
     if dtypes.result_type(x, pet) != _aval(x).dtype:
         x = astype(x, pet)
     if _aval(x).dtype == np.bool_:
-        return lax.reduce_or(x, tuple(axes))
-    return lax.reduce_sum(x, tuple(axes))
+        return reductions.reduce_or(x, tuple(axes))
+    return reductions.reduce_sum(x, tuple(axes))
 
 
 def _delta(shape_, axes):
     """Boolean mask of ``shape_``: true where the ``axes`` indices are equal."""
     base = tuple(shape_[a] for a in axes)
-    iotas = [lax.broadcasted_iota(np.uint32, base, i) for i in range(len(base))]
+    iotas = [lax_shapes.broadcasted_iota(np.uint32, base, i) for i in range(len(base))]
     eyes = [lax.eq(i1, i2) for i1, i2 in zip(iotas[:-1], iotas[1:])]
     mask = eyes[0]
     for e in eyes[1:]:
         mask = lax.bitwise_and(mask, e)
-    return lax.broadcast_in_dim(mask, tuple(shape_), tuple(axes))
+    return lax_shapes.broadcast_in_dim(mask, tuple(shape_), tuple(axes))
 
 
 def _sum_uniques(x, names, uniques, pet):
@@ -437,7 +440,7 @@ def _filter_singletons(x, names, other_shape, other_names):
         j = other_names.find(c)
         keep.append(sh[i] != 1 or j == -1 or other_shape[j] == 1)
     drop = tuple(i for i, k in enumerate(keep) if not k)
-    return lax.squeeze(x, drop), "".join(c for c, k in zip(names, keep) if k)
+    return lax_shapes.squeeze(x, drop), "".join(c for c, k in zip(names, keep) if k)
 
 
 def _einsum_pair(lhs, lhs_names, rhs, rhs_names, result, precision, pet):
@@ -464,17 +467,17 @@ def _einsum_pair(lhs, lhs_names, rhs, rhs_names, result, precision, pet):
     # Of the two operand orders, prefer the one needing no transpose.
     names = batch + r_rest + l_rest
     if names == result:
-        out = lax.dot_general(rhs, lhs, ((rcon, lcon), (rb, lb)), precision, pet)
+        out = lax_dot.dot_general(rhs, lhs, ((rcon, lcon), (rb, lb)), precision, pet)
     else:
         names = batch + l_rest + r_rest
-        out = lax.dot_general(lhs, rhs, ((lcon, rcon), (lb, rb)), precision, pet)
+        out = lax_dot.dot_general(lhs, rhs, ((lcon, rcon), (lb, rb)), precision, pet)
     return _to_order(out, names, result)
 
 
 def _to_order(x, names, result):
     if names == result:
         return x
-    return lax.transpose(x, tuple(names.index(c) for c in result))
+    return lax_shapes.transpose(x, tuple(names.index(c) for c in result))
 
 
 # ---------------------------------------------------------------------------
@@ -483,8 +486,8 @@ def _to_order(x, names, result):
 
 def _eye_bool(n, m, k):
     """``iota(0) + k == iota(1)`` over an (n, m) grid; ``k`` may be traced."""
-    rows = lax.broadcasted_iota(np.int32, (n, m), 0)
-    cols = lax.broadcasted_iota(np.int32, (n, m), 1)
+    rows = lax_shapes.broadcasted_iota(np.int32, (n, m), 0)
+    cols = lax_shapes.broadcasted_iota(np.int32, (n, m), 1)
     if isinstance(k, core.Tracer):
         k = lax._convert_element_type(k, np.int32, weak_type=False)
     else:
@@ -521,7 +524,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     if acc != _aval(a).dtype:
         a = lax.convert_element_type(a, acc)
     nd = _aval(a).ndim
-    return lax.reduce_sum(a, (nd - 2, nd - 1))
+    return reductions.reduce_sum(a, (nd - 2, nd - 1))
 
 
 @jit(static_argnames=("offset", "axis1", "axis2"))
@@ -540,9 +543,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
         start, length = offset, builtins.max(0, builtins.min(n, m - offset))
     else:
         start, length = -offset * m, builtins.max(0, builtins.min(n + offset, m))
-    flat = lax.reshape(a, tuple(batch) + (n * m,))
+    flat = lax_shapes.reshape(a, tuple(batch) + (n * m,))
     stop = start + (length - 1) * (m + 1) + 1 if length else start
-    return lax.slice_in_dim(flat, start, stop, m + 1, axis=len(batch))
+    return lax_shapes.slice_in_dim(flat, start, stop, m + 1, axis=len(batch))
 
 
 def diag(v, k=0):
@@ -561,8 +564,8 @@ def _diag(v, k):
         raise ValueError("diag input must be 1d or 2d")
     n = _aval(v).shape[0] + builtins.abs(k)
     zero = _zero(v)
-    v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
-    return _where(_eye_bool(n, n, k), lax.expand_dims(v, (1,)), zero)
+    v = lax_shapes.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    return _where(_eye_bool(n, n, k), lax_shapes.expand_dims(v, (1,)), zero)
 
 
 def diagflat(v, k=0):
@@ -581,8 +584,8 @@ def tri(N, M=None, k=0, dtype=None):
 
 def _tri_bool(n, m, k):
     shape_ = creation.canonicalize_shape((n, m))
-    return lax.ge(lax.add(lax.broadcasted_iota(np.int32, shape_, 0), np.int32(k)),
-                  lax.broadcasted_iota(np.int32, shape_, 1))
+    return lax.ge(lax.add(lax_shapes.broadcasted_iota(np.int32, shape_, 0), np.int32(k)),
+                  lax_shapes.broadcasted_iota(np.int32, shape_, 1))
 
 
 @jit(static_argnames=("k",))
@@ -592,7 +595,7 @@ def tril(m, k=0):
     sh = _aval(m).shape
     if len(sh) < 2:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
-    which = lax.broadcast(_tri_bool(sh[-2], sh[-1], k), sh[:-2])
+    which = lax_shapes.broadcast(_tri_bool(sh[-2], sh[-1], k), sh[:-2])
     return lax.select(which, m, creation.zeros_like(m))
 
 
@@ -603,7 +606,7 @@ def triu(m, k=0):
     sh = _aval(m).shape
     if len(sh) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    which = lax.broadcast(_tri_bool(sh[-2], sh[-1], k - 1), sh[:-2])
+    which = lax_shapes.broadcast(_tri_bool(sh[-2], sh[-1], k - 1), sh[:-2])
     return lax.select(which, creation.zeros_like(m), m)
 
 
@@ -623,7 +626,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         if not sparse:
             return tuple(sizes)
         return tuple(sizes[i] if j == i else 1 for j in range(len(sizes)))
-    output = [lax.broadcast_in_dim(a, target(i), (i,)) for i, a in enumerate(args)]
+    output = [lax_shapes.broadcast_in_dim(a, target(i), (i,)) for i, a in enumerate(args)]
     if indexing == "xy" and len(args) >= 2:
         output[0], output[1] = output[1], output[0]
     return output
@@ -638,7 +641,7 @@ def indices(dimensions, dtype=None, sparse=False):
     out = []
     for i, d in enumerate(dimensions):
         shape_ = ((1,) * i + (d,) + (1,) * (len(dimensions) - i - 1)) if sparse else dimensions
-        out.append(lax.broadcast_in_dim(lax.iota(dt, d), shape_, (i,)))
+        out.append(lax_shapes.broadcast_in_dim(lax_shapes.iota(dt, d), shape_, (i,)))
     if sparse:
         return tuple(out)
     return stack(out, 0) if out else creation.zeros((0,), dt)

@@ -20,6 +20,7 @@ from refjax._src import dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "linspace", "eye",
@@ -149,7 +150,7 @@ def _key_array(keys, dtype, copy):
     """``jnp.array`` of a key array: the keys (copied), never numbers (RNG-20)."""
     if dtype is not None and dtype != keys.dtype:
         raise TypeError(f"Cannot interpret '{keys.dtype.name}' as a data type")
-    return lax.copy_p.bind(keys) if copy else keys
+    return lax_shapes.copy_p.bind(keys) if copy else keys
 
 
 def _holds_tracer(obj):
@@ -163,7 +164,7 @@ def _traced_array(obj, dtype, copy, ndmin):
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "array")
     if isinstance(obj, core.Tracer):
-        out = lax.copy_p.bind(obj) if copy else obj
+        out = lax_shapes.copy_p.bind(obj) if copy else obj
         if dtype is not None:
             out = lax._convert_element_type(out, dtype, weak_type=False)
     else:
@@ -174,7 +175,7 @@ def _traced_array(obj, dtype, copy, ndmin):
         out = _stack_leaves(obj, dt)
     ndim = core.get_aval(out).ndim
     if ndmin > ndim:
-        out = lax.expand_dims(out, tuple(range(ndmin - ndim)))
+        out = lax_shapes.expand_dims(out, tuple(range(ndmin - ndim)))
     return out
 
 
@@ -187,8 +188,8 @@ def _stack_leaves(obj, dt):
         return asarray(obj, dtype=dt)
     if not obj:
         return asarray(np.zeros((0,)), dtype=dt)
-    parts = [lax.expand_dims(_stack_leaves(item, dt), (0,)) for item in obj]
-    return lax.concatenate(parts, 0)
+    parts = [lax_shapes.expand_dims(_stack_leaves(item, dt), (0,)) for item in obj]
+    return lax_shapes.concatenate(parts, 0)
 
 
 def _to_requested(obj, dt):
@@ -267,7 +268,7 @@ def _lax_full(shape, fill_value, dt, weak=False):
         raise ValueError(f"Incompatible shapes for broadcasting: {vshape} and "
                          f"requested shape {tuple(shape)}")
     lead = len(shape) - len(vshape)
-    return lax.broadcast_in_dim(value, shape, tuple(range(lead, len(shape))))
+    return lax_shapes.broadcast_in_dim(value, shape, tuple(range(lead, len(shape))))
 
 
 def zeros(shape, dtype=None, *, device=None):
@@ -405,9 +406,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     if step is not None:
         return _arange_stepped(start, stop, step, dtype)
     if start == 0:
-        return lax.iota(dtype, max(0, int(np.ceil(stop))))
+        return lax_shapes.iota(dtype, max(0, int(np.ceil(stop))))
     size = max(0, int(np.ceil(stop - start)))
-    return lax.add(lax.convert_element_type(start, dtype), lax.iota(dtype, size))
+    return lax.add(lax.convert_element_type(start, dtype), lax_shapes.iota(dtype, size))
 
 
 def _arange_stepped(start, stop, step, dtype):
@@ -417,7 +418,7 @@ def _arange_stepped(start, stop, step, dtype):
     work = np.dtype(np.float32) if narrow else dtype
     size = max(0, int(np.ceil((stop - start) / step)))
     out = lax.add(lax.convert_element_type(start, work),
-                  lax.mul(lax.convert_element_type(step, work), lax.iota(work, size)))
+                  lax.mul(lax.convert_element_type(step, work), lax_shapes.iota(work, size)))
     return lax.convert_element_type(out, dtype)
 
 
@@ -459,15 +460,15 @@ def _linspace_impl(start, stop, num, endpoint, retstep, dtype, axis):
         real = np.finfo(comp).dtype if comp.kind == "c" else comp
         iota_shape = [1] * len(shape)
         iota_shape[axis] = div
-        t = lax.div(lax.reshape(lax.iota(real, div), iota_shape), np.array(div, real))
+        t = lax.div(lax_shapes.reshape(lax_shapes.iota(real, div), iota_shape), np.array(div, real))
         t = lax._convert_element_type(t, comp)
-        out = lax.add(lax.mul(lax.reshape(start, shape), lax.sub(np.array(1, comp), t)),
-                      lax.mul(lax.reshape(stop, shape), t))
+        out = lax.add(lax.mul(lax_shapes.reshape(start, shape), lax.sub(np.array(1, comp), t)),
+                      lax.mul(lax_shapes.reshape(stop, shape), t))
         if endpoint:
-            out = lax.concatenate([out, lax.expand_dims(stop, (axis,))], axis)
+            out = lax_shapes.concatenate([out, lax_shapes.expand_dims(stop, (axis,))], axis)
     elif num == 1:
         delta = (_lax_full((), np.nan, comp) if endpoint else lax.sub(stop, start))
-        out = lax.reshape(start, shape)
+        out = lax_shapes.reshape(start, shape)
     else:
         delta = _lax_full((), np.nan, comp)
         shape[axis] = 0
@@ -513,8 +514,8 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
             raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     shape = canonicalize_shape((N, N if M is None else M))
     k = operator.index(k)
-    rows = lax.broadcasted_iota(np.int32, shape, 0)
-    cols = lax.broadcasted_iota(np.int32, shape, 1)
+    rows = lax_shapes.broadcasted_iota(np.int32, shape, 0)
+    cols = lax_shapes.broadcasted_iota(np.int32, shape, 1)
     diag = lax.eq(lax.add(rows, np.int32(k)), cols)
     return lax.convert_element_type(diag, dt)
 

@@ -13,6 +13,7 @@ from refjax._src import core, dtypes
 from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import shapes
 from refjax._src.numpy import ufuncs, util
 from refjax._src.numpy.lax_numpy import (
     _aval, _canonicalize_axis, _index_dtype_for_dim, astype, ndim, nonzero,
@@ -52,7 +53,7 @@ def ix_(*args):
             # NumPy gives empty index arrays an integer dtype.
             out.append(lax.full(shape_, np.zeros((), np.intp)))
         else:
-            out.append(lax.broadcast_in_dim(a, tuple(shape_), (i,)))
+            out.append(shapes.broadcast_in_dim(a, tuple(shape_), (i,)))
     return tuple(out)
 
 
@@ -128,7 +129,7 @@ def diag_indices(n, ndim=2):
     dt = _index_dtype_for_dim(n)
     if dt == np.int32:
         dt = dtypes.default_int_dtype()
-    return (lax.iota(dt, n),) * ndim
+    return (shapes.iota(dt, n),) * ndim
 
 
 def diag_indices_from(arr):

@@ -34,6 +34,7 @@ from refjax._src import errors
 from refjax._src.numpy import creation as creation
 from refjax._src.array import Array
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import slicing
 from refjax._src.numpy import util
 
@@ -353,7 +354,7 @@ def _static_slice(arr, shape, plan):
     trivial = plan.strides is None and len(plan.starts) == len(shape) and all(
         (lo, hi) == (0, n) for lo, hi, n in zip(plan.starts, plan.limits, shape))
     if not trivial:
-        out = lax.slice(out, plan.starts, plan.limits, plan.strides)
+        out = lax_shapes.slice(out, plan.starts, plan.limits, plan.strides)
     return _reverse_squeeze_expand(out, plan)
 
 
@@ -361,11 +362,11 @@ def _reverse_squeeze_expand(out, plan):
     """The steps after a (dynamic) slice: reverse negative-step axes, drop
     integer-indexed axes, insert ``None`` axes -- in JAX's order."""
     if plan.rev_axes:
-        out = lax.rev(out, plan.rev_axes)
+        out = lax_shapes.rev(out, plan.rev_axes)
     if plan.squeeze_axes:
-        out = lax.squeeze(out, plan.squeeze_axes)
+        out = lax_shapes.squeeze(out, plan.squeeze_axes)
     if plan.newaxis_dims:
-        out = lax.expand_dims(out, plan.newaxis_dims)
+        out = lax_shapes.expand_dims(out, plan.newaxis_dims)
     return out
 
 
@@ -464,7 +465,7 @@ def _gather(arr, parsed, shape, *, indices_are_sorted, unique_indices, mode,
             fill_value = fill_value.item()
     y = arr
     if plan.scalar_bool_dims:
-        y = lax.expand_dims(y, plan.scalar_bool_dims)
+        y = lax_shapes.expand_dims(y, plan.scalar_bool_dims)
     if 0 in plan.slice_shape:
         return lax.full_like(y, 0, shape=tuple(plan.slice_shape))
     if 0 not in np.shape(plan.indices):
@@ -473,8 +474,8 @@ def _gather(arr, parsed, shape, *, indices_are_sorted, unique_indices, mode,
                            indices_are_sorted=indices_are_sorted or plan.indices_are_sorted,
                            mode=mode, fill_value=fill_value)
     if plan.reversed_y_dims:
-        y = lax.rev(y, plan.reversed_y_dims)
-    return lax.expand_dims(y, plan.newaxis_dims) if plan.newaxis_dims else y
+        y = lax_shapes.rev(y, plan.reversed_y_dims)
+    return lax_shapes.expand_dims(y, plan.newaxis_dims) if plan.newaxis_dims else y
 
 
 def _is_unsigned(index_array):
@@ -630,10 +631,10 @@ def _add_slice(st, s, size, index_dtype):
         st.offset_dims.append(st.collapsed_y_axis)
     else:
         positions = lax.add(np.array(start, index_dtype), lax.mul(
-            np.array(step, index_dtype), lax.iota(index_dtype, length)))
+            np.array(step, index_dtype), lax_shapes.iota(index_dtype, length)))
         if step < 0:
             st.reversed_y_dims.append(st.collapsed_y_axis)
-            positions = lax.rev(positions, (0,))
+            positions = lax_shapes.rev(positions, (0,))
         st.gather_slice_shape.append(1)
         st.columns.append((positions, len(st.indices_shape)))
         st.start_index_map.append(st.x_axis)
@@ -659,10 +660,10 @@ def _stack_columns(st, index_dtype):
         return np.zeros((0,), index_dtype)
     if len(st.columns) == 1:
         g, _ = st.columns[0]
-        return lax.expand_dims(g, (np.ndim(g),))
+        return lax_shapes.expand_dims(g, (np.ndim(g),))
     batch = tuple(st.indices_shape) + (1,)
-    return lax.concatenate(
-        [lax.broadcast_in_dim(g, batch, tuple(range(i, i + np.ndim(g))))
+    return lax_shapes.concatenate(
+        [lax_shapes.broadcast_in_dim(g, batch, tuple(range(i, i + np.ndim(g))))
          for g, i in st.columns], len(st.indices_shape))
 
 
@@ -710,11 +711,11 @@ def scatter_update(x, index, y, scatter_op, *, indices_are_sorted=False,
     x, y = util.promote_dtypes(x, y)
     y = _broadcast_updates(y, tuple(plan.slice_shape))
     if plan.newaxis_dims:
-        y = lax.squeeze(y, plan.newaxis_dims)
+        y = lax_shapes.squeeze(y, plan.newaxis_dims)
     if plan.reversed_y_dims:
-        y = lax.rev(y, plan.reversed_y_dims)
+        y = lax_shapes.rev(y, plan.reversed_y_dims)
     if plan.scalar_bool_dims:
-        x = lax.expand_dims(x, plan.scalar_bool_dims)
+        x = lax_shapes.expand_dims(x, plan.scalar_bool_dims)
     dnums = slicing.ScatterDimensionNumbers(
         update_window_dims=plan.dnums.offset_dims,
         inserted_window_dims=plan.dnums.collapsed_slice_dims,
@@ -723,7 +724,7 @@ def scatter_update(x, index, y, scatter_op, *, indices_are_sorted=False,
                      indices_are_sorted=plan.indices_are_sorted or indices_are_sorted,
                      unique_indices=plan.unique_indices or unique_indices, mode=mode)
     if plan.scalar_bool_dims:
-        out = lax.squeeze(out, plan.scalar_bool_dims)
+        out = lax_shapes.squeeze(out, plan.scalar_bool_dims)
     return lax._convert_element_type(out, dtype, weak_type)
 
 

@@ -28,40 +28,20 @@ from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.lax import lax
+from refjax._src.lax import dot as lax_dot
+from refjax._src.lax import reductions as lax_reductions
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import reductions, ufuncs, util
 
 __all__ = [
-    # dtypes and metadata
-    "astype", "shape", "ndim", "size", "isscalar", "iscomplexobj", "isrealobj",
-    "copy",
-    # shapes
-    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose",
-    "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze", "atleast_1d",
-    "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays",
-    "broadcast_shapes",
-    # joining and splitting
-    "concatenate", "concat", "stack", "unstack", "hstack", "vstack", "dstack",
-    "column_stack", "append", "split", "array_split", "hsplit", "vsplit",
-    "dsplit",
-    # rearranging
-    "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad",
-    # selection
-    "where", "select", "choose", "nonzero", "argwhere", "flatnonzero", "take", "compress",
-    "take_along_axis", "bincount", "put", "place", "put_along_axis", "ix_",
-    "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
-    "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
-    # sorting and searching
-    "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
-    "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
-    # contractions
-    "dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
-    "kron", "cross",
-    # matrices and grids
-    "trace", "diagonal", "diag", "diagflat", "tril", "triu", "tri",
-    "meshgrid", "indices",
-    # signals and differences
-    "convolve", "correlate", "diff", "ediff1d",
-    # comparisons of whole arrays
+    "astype", "shape", "ndim", "size", "isscalar", "iscomplexobj", "isrealobj", "copy",
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
+    "moveaxis", "rollaxis", "expand_dims", "squeeze", "atleast_1d", "atleast_2d",
+    "atleast_3d", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "concatenate",
+    "concat", "stack", "unstack", "hstack", "vstack", "dstack", "column_stack",
+    "append", "split", "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat",
+    "flip", "fliplr", "flipud", "roll", "rot90", "where", "select", "choose", "nonzero",
+    "argwhere", "flatnonzero", "take", "take_along_axis", "bincount",
     "array_equal", "array_equiv", "allclose", "isclose",
 ]
 
@@ -127,7 +107,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
         elif dtype == np.bool_:
             x = lax.ne(x, _zero(x))
     result = lax._convert_element_type(x, dtype, weak_type=False)
-    return lax.copy_p.bind(result) if copy else result
+    return lax_shapes.copy_p.bind(result) if copy else result
 
 
 def _warn_nonarray(fun_name, a):
@@ -235,11 +215,11 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     a = creation.asarray(a)
     dims = _compute_newshape(_aval(a).shape, shape)
     if order == "C":
-        return lax.reshape(a, dims)
+        return lax_shapes.reshape(a, dims)
     if order == "F":
         nd = _aval(a).ndim
-        out = lax.reshape(a, dims[::-1], tuple(range(nd - 1, -1, -1)))
-        return lax.transpose(out, tuple(range(len(dims) - 1, -1, -1)))
+        out = lax_shapes.reshape(a, dims[::-1], tuple(range(nd - 1, -1, -1)))
+        return lax_shapes.transpose(out, tuple(range(len(dims) - 1, -1, -1)))
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
@@ -258,7 +238,7 @@ def transpose(a, axes=None):
     a, = _ensure("transpose", a)
     nd = _aval(a).ndim
     axes = tuple(range(nd))[::-1] if axes is None else axes
-    return lax.transpose(a, tuple(_canonicalize_axis(i, nd) for i in axes))
+    return lax_shapes.transpose(a, tuple(_canonicalize_axis(i, nd) for i in axes))
 
 
 def permute_dims(a, /, axes):
@@ -274,7 +254,7 @@ def matrix_transpose(x, /):
     if nd < 2:
         raise ValueError(f"x must be at least two-dimensional for matrix_transpose; "
                          f"got ndim={nd}")
-    return lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return lax_shapes.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
 def swapaxes(a, axis1, axis2):
@@ -287,7 +267,7 @@ def swapaxes(a, axis1, axis2):
         if not -nd <= ax < nd:
             raise IndexError(f"index {ax} is out of bounds for axis 0 with size {nd}")
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
-    return lax.transpose(a, perm)
+    return lax_shapes.transpose(a, perm)
 
 
 def moveaxis(a, source, destination):
@@ -302,7 +282,7 @@ def moveaxis(a, source, destination):
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return lax.transpose(a, perm)
+    return lax_shapes.transpose(a, perm)
 
 
 def rollaxis(a, axis, start=0):
@@ -321,7 +301,7 @@ def rollaxis(a, axis, start=0):
 def expand_dims(a, axis):
     """Insert size-1 axes at positions ``axis`` (``broadcast_in_dim``)."""
     a, = _ensure("expand_dims", a)
-    return lax.expand_dims(a, _axis_tuple(axis))
+    return lax_shapes.expand_dims(a, _axis_tuple(axis))
 
 
 def squeeze(a, axis=None):
@@ -332,7 +312,7 @@ def squeeze(a, axis=None):
         axes = tuple(i for i, d in enumerate(shape_) if d == 1)
     else:
         axes = tuple(_canonicalize_axis(i, len(shape_)) for i in _axis_tuple(axis))
-    return lax.squeeze(a, axes)
+    return lax_shapes.squeeze(a, axes)
 
 
 def _atleast(name, arys, nd):
@@ -342,10 +322,10 @@ def _atleast(name, arys, nd):
         if have >= nd:
             return x
         if nd == 3 and have == 1:       # (n,) -> (1, n, 1)
-            return lax.expand_dims(x, (0, 2))
+            return lax_shapes.expand_dims(x, (0, 2))
         if nd == 3 and have == 2:       # (m, n) -> (m, n, 1)
-            return lax.expand_dims(x, (2,))
-        return lax.broadcast_to_rank(x, nd) if have else lax.expand_dims(
+            return lax_shapes.expand_dims(x, (2,))
+        return lax_shapes.broadcast_to_rank(x, nd) if have else lax_shapes.expand_dims(
             x, tuple(range(nd)))
     if len(arys) == 1:
         return one(arys[0])
@@ -400,7 +380,7 @@ def _broadcast_to(x, shape_):
     if aval.shape == tuple(shape_):
         return x
     lead = len(shape_) - aval.ndim
-    return lax.broadcast_in_dim(x, shape_, tuple(range(lead, len(shape_))))
+    return lax_shapes.broadcast_in_dim(x, shape_, tuple(range(lead, len(shape_))))
 
 
 def _broadcast_arrays(*args):
@@ -467,7 +447,7 @@ def concatenate(arrays, axis=0, dtype=None):
         arrays = util.promote_dtypes(*arrays)
     else:
         arrays = [creation.asarray(a, dtype=dtype) for a in arrays]
-    return lax.concatenate(arrays, axis)
+    return lax_shapes.concatenate(arrays, axis)
 
 
 def _concatenate_array(arr, axis, dtype):
@@ -477,13 +457,13 @@ def _concatenate_array(arr, axis, dtype):
     if len(sh) == 0 or sh[0] == 0:
         raise ValueError("Need at least one array to concatenate.")
     if axis is None:
-        return lax.reshape(arr, (math.prod(sh),))
+        return lax_shapes.reshape(arr, (math.prod(sh),))
     if len(sh) == 1:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     axis = _canonicalize_axis(axis, len(sh) - 1)
     new = sh[1:axis + 1] + (sh[0] * sh[axis + 1],) + sh[axis + 2:]
     dims = [*range(1, axis + 1), 0, *range(axis + 1, len(sh))]
-    return lax.reshape(arr, new, dims)
+    return lax_shapes.reshape(arr, new, dims)
 
 
 def concat(arrays, /, *, axis=0):
@@ -506,7 +486,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
         arrays = [creation.asarray(a, dtype=dtype) for a in arrays]
     else:
         arrays = util.promote_dtypes(*arrays)
-    return lax.stack(arrays, axis)
+    return lax_shapes.stack(arrays, axis)
 
 
 def unstack(x, /, *, axis=0):
@@ -518,7 +498,7 @@ def unstack(x, /, *, axis=0):
                          "array was passed.")
     axis = _canonicalize_axis(axis, nd)
     n = _aval(x).shape[axis]
-    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(n))
+    return tuple(lax_shapes.index_in_dim(x, i, axis, keepdims=False) for i in range(n))
 
 
 def hstack(tup, dtype=None):
@@ -556,7 +536,7 @@ def column_stack(tup):
     cols = []
     for a in arrs:
         a, = _ensure("column_stack", a)
-        cols.append(a if _aval(a).ndim > 1 else lax.transpose(atleast_2d(a), (1, 0)))
+        cols.append(a if _aval(a).ndim > 1 else lax_shapes.transpose(atleast_2d(a), (1, 0)))
     return concatenate(cols, 1)
 
 
@@ -596,7 +576,7 @@ def _split(op, ary, indices_or_sections, axis):
         else:
             raise ValueError("array split does not result in an equal division: "
                              f"rest is {rest}")
-    return list(lax.split(ary, [np.int64(s) for s in sizes], axis=axis))
+    return list(lax_shapes.split(ary, [np.int64(s) for s in sizes], axis=axis))
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -644,8 +624,8 @@ def tile(A, reps):
     nd = _aval(A).ndim
     reps = (1,) * (nd - len(reps)) + reps
     if len(reps) > nd:
-        A = lax.broadcast_to_rank(A, len(reps))
-    return lax.tile(A, reps)
+        A = lax_shapes.broadcast_to_rank(A, len(reps))
+    return lax_shapes.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
@@ -686,7 +666,7 @@ def _repeat_scalar(a, repeats, axis):
     aux = list(sh)
     aux.insert(axis + 1, repeats)
     kept = tuple(i for i in range(len(aux)) if i != axis + 1)
-    out = lax.broadcast_in_dim(a, tuple(aux), kept)
+    out = lax_shapes.broadcast_in_dim(a, tuple(aux), kept)
     result = list(sh)
     result[axis] *= repeats
     return reshape(out, tuple(result))
@@ -718,7 +698,7 @@ def _flip(m, axis=None):
     nd = _aval(m).ndim
     axes = tuple(range(nd)) if axis is None else tuple(
         _canonicalize_axis(ax, nd) for ax in _axis_tuple(axis))
-    return lax.rev(m, axes)
+    return lax_shapes.rev(m, axes)
 
 
 def flip(m, axis=None):
@@ -748,8 +728,8 @@ def _roll_static(a, shift, axis):
         if n == 0:
             continue
         i = int((-s) % n)
-        a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=int(ax)),
-                             lax.slice_in_dim(a, 0, i, axis=int(ax))], int(ax))
+        a = lax_shapes.concatenate([lax_shapes.slice_in_dim(a, i, n, axis=int(ax)),
+                             lax_shapes.slice_in_dim(a, 0, i, axis=int(ax))], int(ax))
     return a
 
 
@@ -784,7 +764,7 @@ def _roll_dynamic(a, shift, axis):
         n = creation.array(_aval(a).shape[ax], dtype=np.int32)
         s = ufuncs.remainder(lax.convert_element_type(s, np.int32),
                              lax.max(n, np.int32(1)))
-        doubled = lax.concatenate((a, a), ax)
+        doubled = lax_shapes.concatenate((a, a), ax)
         a = slicing.dynamic_slice_in_dim(doubled, n - s, _aval(a).shape[ax], axis=ax)
     return a
 
@@ -810,8 +790,8 @@ def rot90(m, k=1, axes=(0, 1)):
     perm = list(range(nd))
     perm[ax1], perm[ax2] = ax2, ax1
     if k == 1:
-        return lax.transpose(_flip(m, ax2), perm)
-    return _flip(lax.transpose(m, perm), ax2)
+        return lax_shapes.transpose(_flip(m, ax2), perm)
+    return _flip(lax_shapes.transpose(m, perm), ax2)
 
 
 # ---------------------------------------------------------------------------
@@ -862,7 +842,7 @@ def select(condlist, choicelist, default=0):
     conditions = stack(_broadcast_arrays(creation.asarray(False), *condlist))
     if _aval(conditions).dtype != np.bool_:
         conditions = lax.convert_element_type(conditions, np.bool_)
-    idx = lax.argmax(conditions, 0, np.int32)
+    idx = lax_reductions.argmax(conditions, 0, np.int32)
     return lax.select_n(*_broadcast_arrays(idx, *choices))
 
 
@@ -952,7 +932,7 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         offset_dims=tuple(range(axis)) + tuple(range(axis + nd_i, len(a_shape) + nd_i - 1)),
         collapsed_slice_dims=(axis,), start_index_map=(axis,))
     slice_sizes = a_shape[:axis] + (1,) + a_shape[axis + 1:]
-    return slicing.gather(a, lax.expand_dims(indices, (nd_i,)), dnums, slice_sizes,
+    return slicing.gather(a, lax_shapes.expand_dims(indices, (nd_i,)), dnums, slice_sizes,
                           mode=gather_mode, unique_indices=unique_indices,
                           indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
@@ -1007,9 +987,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     if mode == "one_hot":
         return _take_along_axis_one_hot(a, indices, axis, axis_size)
     index_dims = [i for i, d in enumerate(i_shape) if i == axis or d != 1]
-    gather_indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
+    gather_indices = lax_shapes.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
     dn = _along_axis_dnums(a, i_shape, arr_shape, axis)
-    a = lax.squeeze(a, dn["squeeze"]) if dn["squeeze"] else a
+    a = lax_shapes.squeeze(a, dn["squeeze"]) if dn["squeeze"] else a
     dnums = slicing.GatherDimensionNumbers(
         offset_dims=tuple(dn["offset"]), collapsed_slice_dims=tuple(dn["collapsed"]),
         start_index_map=tuple(dn["start"]), operand_batching_dims=tuple(dn["batch_a"]),
@@ -1051,6 +1031,7 @@ def _take_along_axis_one_hot(a, indices, axis, axis_size):
     """``mode='one_hot'``: a one-hot mask contracted with ``a`` (einsum)."""
     import string
     from refjax._src.nn.functions import one_hot
+    from refjax._src.numpy.contractions import einsum
     hot = one_hot(indices, axis_size, dtype=np.bool_)
     dt = _aval(a).dtype
     if _aval(a).ndim == 1:
@@ -1060,49 +1041,10 @@ def _take_along_axis_one_hot(a, indices, axis, axis_size):
                          "dimensions.")
     labels = string.ascii_letters[:axis]
     return einsum(f"{labels}y...z,{labels}z...->{labels}y...", hot, a,
-                  precision=lax.Precision.HIGHEST, preferred_element_type=dt)
+                  precision=lax_dot.Precision.HIGHEST, preferred_element_type=dt)
 
 
 # -- nonzero and the other size-dependent selections (SPEC IDX-26) ------------
-
-_COMPRESS_SIZE_ERR = ("size must be positive and not greater than the size of the "
-                      "array axis; got size={} for a.shape[axis]={}")
-
-
-def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
-    """Entries of ``a`` along ``axis`` where ``condition`` is true (SPEC NP-53).
-
-    ``condition`` must be concrete (its true count sets the output shape),
-    unless ``size`` fixes that shape: then the selected entries come first
-    (a stable descending ``argsort`` of the condition) and the rest are
-    ``fill_value``.
-    """
-    condition, arr, fill_value = util.ensure_arraylike("compress", condition, a,
-                                                       fill_value)
-    condition = astype(condition, bool)
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-    if _aval(condition).ndim != 1:
-        raise ValueError("condition must be a 1D array")
-    if axis is None:
-        axis, arr = 0, ravel(arr)
-    else:
-        arr = moveaxis(arr, axis, 0)
-    n = _aval(arr).shape[0]
-    condition, extra = condition[:n], condition[n:]
-    arr = arr[:_aval(condition).shape[0]]
-    if size is None:
-        if reductions.any(extra):
-            raise ValueError("condition contains entries that are out of bounds")
-        result = arr[condition]
-    elif not 0 <= size <= _aval(arr).shape[0]:
-        raise ValueError(_COMPRESS_SIZE_ERR.format(size, _aval(arr).shape[0]))
-    else:
-        mask = expand_dims(condition, tuple(range(1, _aval(arr).ndim)))
-        arr = where(mask, arr, creation.array(fill_value, dtype=_aval(arr).dtype))
-        result = arr[argsort(condition, stable=True, descending=True)][:size]
-    return moveaxis(result, 0, axis)
-
 
 def bincount(x, weights=None, minlength=0, *, length=None):
     """How often each value ``0 .. length-1`` occurs in the non-negative
@@ -1195,7 +1137,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
 def _all(x):
     """``jnp.all``: a strong bool, reduced over every axis."""
     x = lax._convert_element_type(x, np.bool_, weak_type=False)
-    return lax.reduce_and(x, tuple(range(_aval(x).ndim)))
+    return lax_reductions.reduce_and(x, tuple(range(_aval(x).ndim)))
 
 
 def _isnan(x):
@@ -1251,12 +1193,3 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether ``isclose`` holds everywhere."""
     return _all(isclose(a, b, rtol, atol, equal_nan))
-
-
-# The other array functions live in modules of their own, imported last
-# because they use the helpers above; their names are re-exported here.
-from refjax._src.numpy.signal import *  # noqa: E402,F401,F403
-from refjax._src.numpy.contractions import *  # noqa: E402,F401,F403
-from refjax._src.numpy.sorting import *  # noqa: E402,F401,F403
-from refjax._src.numpy.index_tricks import *  # noqa: E402,F401,F403
-from refjax._src.numpy.padding import *  # noqa: E402,F401,F403

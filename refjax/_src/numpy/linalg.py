@@ -18,8 +18,11 @@ from refjax._src import core
 from refjax._src import dtypes
 from refjax._src.numpy import creation as creation
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import linalg as lax_linalg
 from refjax._src.numpy import lax_numpy, reductions, ufuncs, util
+from refjax._src.numpy import contractions
+from refjax._src.numpy import sorting
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
@@ -182,7 +185,7 @@ def _hermitian_svd(a, compute_uv):
     ``Vh`` is ``U^H`` with rows flipped where the eigenvalue is negative."""
     v, w = lax_linalg.eigh(a)
     s = ufuncs.abs(w)
-    order = lax_numpy.flip(lax_numpy.argsort(s, axis=-1), axis=-1)
+    order = lax_numpy.flip(sorting.argsort(s, axis=-1), axis=-1)
     s = lax_numpy.take_along_axis(s, order, axis=-1)
     if not compute_uv:
         return s
@@ -297,7 +300,7 @@ def slogdet(a, *, method=None):
         ones = creation.ones(shape[:-2], dtype)
         return SlogdetResult(ones, creation.zeros(shape[:-2], _real(dtype)))
     lu, pivots, _ = lax_linalg.lu(a)
-    diag = lax_numpy.diagonal(lu, axis1=-2, axis2=-1)
+    diag = contractions.diagonal(lu, axis1=-2, axis2=-1)
     is_zero = reductions.any(ufuncs.equal(diag, 0), axis=-1)
     parity = _pivot_parity_sign(pivots, dtype)
     sign = ufuncs.multiply(parity, reductions.prod(ufuncs.sign(diag), axis=-1))
@@ -322,7 +325,7 @@ def det(a):
     if shape[-1] == 0:
         return creation.ones(shape[:-2], dtype)
     lu, pivots, _ = lax_linalg.lu(a)
-    diag = lax_numpy.diagonal(lu, axis1=-2, axis2=-1)
+    diag = contractions.diagonal(lu, axis1=-2, axis2=-1)
     return ufuncs.multiply(_pivot_parity_sign(pivots, dtype),
                            reductions.prod(diag, axis=-1))
 
@@ -414,7 +417,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     cutoff = ufuncs.multiply(rtol, s[..., 0:1])
     s = lax_numpy.where(ufuncs.greater(s, cutoff), s, np.inf)
     s = lax.convert_element_type(s, core.get_aval(u).dtype)
-    res = lax_numpy.matmul(lax_numpy.swapaxes(vh, -1, -2),
+    res = contractions.matmul(lax_numpy.swapaxes(vh, -1, -2),
                            ufuncs.divide(lax_numpy.swapaxes(u, -1, -2), s[..., None]))
     return lax.convert_element_type(res, dtype)
 
@@ -442,10 +445,10 @@ def matrix_power(a, n):
     while True:
         n, bit = divmod(n, 2)
         if bit:
-            result = power if result is None else lax_numpy.matmul(result, power)
+            result = power if result is None else contractions.matmul(result, power)
         if not n:
             return result
-        power = lax_numpy.matmul(power, power)
+        power = contractions.matmul(power, power)
 
 
 # ---------------------------------------------------------------------------
@@ -458,7 +461,7 @@ def matrix_transpose(x, /):
     ndim = len(_shape(x))
     if ndim < 2:
         raise ValueError(f"matrix_transpose requires at least 2 dimensions; got ndim={ndim}")
-    return lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+    return lax_shapes.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
 
 
 def outer(x1, x2, /):
@@ -468,7 +471,7 @@ def outer(x1, x2, /):
     if n1 != 1 or n2 != 1:
         raise ValueError("Input arrays must be one-dimensional, but they are "
                          f"x1.ndim={n1} x2.ndim={n2}")
-    return lax_numpy.outer(x1, x2)
+    return contractions.outer(x1, x2)
 
 
 def cross(x1, x2, /, *, axis=-1):
@@ -479,34 +482,34 @@ def cross(x1, x2, /, *, axis=-1):
     if s1 != 3 or s2 != 3:
         raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, "
                          f"but they have x1.shape[axis]={s1} and x2.shape[axis]={s2}")
-    return lax_numpy.cross(x1, x2, axis=axis)
+    return contractions.cross(x1, x2, axis=axis)
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """``jnp.vecdot`` (SPEC NP-68)."""
-    return lax_numpy.vecdot(x1, x2, axis=axis, precision=precision,
+    return contractions.vecdot(x1, x2, axis=axis, precision=precision,
                             preferred_element_type=preferred_element_type)
 
 
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
     """``jnp.matmul`` (SPEC NP-68)."""
-    return lax_numpy.matmul(x1, x2, precision=precision,
+    return contractions.matmul(x1, x2, precision=precision,
                             preferred_element_type=preferred_element_type)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
     """``jnp.tensordot`` with keyword-only ``axes`` (SPEC NP-68)."""
-    return lax_numpy.tensordot(x1, x2, axes=axes, precision=precision,
+    return contractions.tensordot(x1, x2, axes=axes, precision=precision,
                                preferred_element_type=preferred_element_type)
 
 
 def diagonal(x, /, *, offset=0):
     """Diagonals of the last two axes (SPEC NP-68)."""
     x = util.ensure_arraylike("jnp.linalg.diagonal", x)
-    return lax_numpy.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+    return contractions.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x, /, *, offset=0, dtype=None):
     """Traces of the last two axes (SPEC NP-68)."""
     x = util.ensure_arraylike("jnp.linalg.trace", x)
-    return lax_numpy.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return contractions.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)

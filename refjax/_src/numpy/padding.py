@@ -12,6 +12,7 @@ from refjax._src import core, dtypes
 from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import reductions, ufuncs
 from refjax._src.numpy.lax_numpy import (
     _aval, _ensure, _flip, broadcast_to, repeat, squeeze,
@@ -110,9 +111,9 @@ def _pad_constant(array, pad_width, values):
     values = lax._convert_element_type(values, aval.dtype, aval.weak_type)
     vnd = _aval(values).ndim
     if vnd == 0:
-        return lax.pad(array, values, [(lo, hi, 0) for lo, hi in pad_width])
+        return lax_shapes.pad(array, values, [(lo, hi, 0) for lo, hi in pad_width])
     if vnd == 1 and _aval(values).shape[-1] == 1:
-        return lax.pad(array, squeeze(values), [(lo, hi, 0) for lo, hi in pad_width])
+        return lax_shapes.pad(array, squeeze(values), [(lo, hi, 0) for lo, hi in pad_width])
     if vnd == 1 and _aval(values).shape[-1] != 2:
         raise ValueError("jnp.pad: constant_values has unsupported shape "
                          f"{_aval(values).shape}. If the shape is 1D or 2D, the last "
@@ -123,8 +124,8 @@ def _pad_constant(array, pad_width, values):
             if pad_width[i][side] != 0:
                 widths = [(0, 0, 0)] * aval.ndim
                 widths[i] = (pad_width[i][0], 0, 0) if side == 0 else (0, pad_width[i][1], 0)
-                value = lax.squeeze(lax.slice(values, (i, side), (i + 1, side + 1)), (0, 1))
-                array = lax.pad(array, value, widths)
+                value = lax_shapes.squeeze(lax_shapes.slice(values, (i, side), (i + 1, side + 1)), (0, 1))
+                array = lax_shapes.pad(array, value, widths)
     return array
 
 
@@ -143,11 +144,11 @@ def _pad_wrap(array, pad_width):
         right_reps, right_rem = divmod(int(pad_width[i][1]), n)
         parts = []
         if left_rem > 0:
-            parts.append(lax.slice_in_dim(array, n - left_rem, n, axis=i))
+            parts.append(lax_shapes.slice_in_dim(array, n - left_rem, n, axis=i))
         parts += (left_reps + right_reps + 1) * [array]
         if right_rem > 0:
-            parts.append(lax.slice_in_dim(array, 0, right_rem, axis=i))
-        array = lax.concatenate(parts, i)
+            parts.append(lax_shapes.slice_in_dim(array, 0, right_rem, axis=i))
+        array = lax_shapes.concatenate(parts, i)
     return array
 
 
@@ -168,8 +169,8 @@ def _pad_reflect(array, pad_width, mode, reflect_type):
 
 
 def _reflect_side(array, i, n, padding, before, mode, reflect_type):
-    edge = (lax.slice_in_dim(array, 0, 1, axis=i) if before
-            else lax.slice_in_dim(array, -1, None, axis=i))
+    edge = (lax_shapes.slice_in_dim(array, 0, 1, axis=i) if before
+            else lax_shapes.slice_in_dim(array, -1, None, axis=i))
     offset = 1 if (mode == "reflect" and n > 1) else 0
     while padding > 0:
         cur = builtins.min(padding, n - offset)
@@ -179,13 +180,13 @@ def _reflect_side(array, i, n, padding, before, mode, reflect_type):
         else:
             start = -(cur + offset)
             stop = None if (mode == "symmetric" or n == 1) else -1
-        x = _flip(lax.slice_in_dim(array, start, stop, axis=i), i)
+        x = _flip(lax_shapes.slice_in_dim(array, start, stop, axis=i), i)
         if reflect_type == "odd":
             x = lax.sub(lax.mul(_two_like(edge), edge), x)
             if n > 1:
-                edge = (lax.slice_in_dim(x, 0, 1, axis=i) if before
-                        else lax.slice_in_dim(x, -1, None, axis=i))
-        array = lax.concatenate([x, array] if before else [array, x], i)
+                edge = (lax_shapes.slice_in_dim(x, 0, 1, axis=i) if before
+                        else lax_shapes.slice_in_dim(x, -1, None, axis=i))
+        array = lax_shapes.concatenate([x, array] if before else [array, x], i)
     return array
 
 
@@ -200,10 +201,10 @@ def _pad_edge(array, pad_width):
         if n == 0:
             _no_padding_on_empty(pad_width[i], "edge")
             continue
-        before = repeat(lax.slice_in_dim(array, 0, 1, axis=i), int(pad_width[i][0]), axis=i)
-        after = repeat(lax.slice_in_dim(array, n - 1, n, axis=i), int(pad_width[i][1]),
+        before = repeat(lax_shapes.slice_in_dim(array, 0, 1, axis=i), int(pad_width[i][0]), axis=i)
+        after = repeat(lax_shapes.slice_in_dim(array, n - 1, n, axis=i), int(pad_width[i][1]),
                        axis=i)
-        array = lax.concatenate([before, array, after], i)
+        array = lax_shapes.concatenate([before, array, after], i)
     return array
 
 
@@ -213,7 +214,7 @@ def _pad_empty(array, pad_width):
         sh = _aval(array).shape
         before = creation.zeros_like(array, shape=sh[:i] + (int(pad_width[i][0]),) + sh[i + 1:])
         after = creation.zeros_like(array, shape=sh[:i] + (int(pad_width[i][1]),) + sh[i + 1:])
-        array = lax.concatenate([before, array, after], i)
+        array = lax_shapes.concatenate([before, array, after], i)
     return array
 
 
@@ -223,14 +224,14 @@ def _pad_linear_ramp(array, pad_width, end_values):
     aval = _aval(array)
     for i in range(aval.ndim):
         sides = []
-        for side, edge in ((0, lax.slice_in_dim(array, 0, 1, axis=i)),
-                           (1, lax.slice_in_dim(array, -1, None, axis=i))):
-            ramp = creation.linspace(end_values[i][side], lax.squeeze(edge, (i,)),
+        for side, edge in ((0, lax_shapes.slice_in_dim(array, 0, 1, axis=i)),
+                           (1, lax_shapes.slice_in_dim(array, -1, None, axis=i))):
+            ramp = creation.linspace(end_values[i][side], lax_shapes.squeeze(edge, (i,)),
                                      num=int(pad_width[i][side]), endpoint=False,
                                      dtype=aval.dtype, axis=i)
             ramp = lax._convert_element_type(ramp, aval.dtype, aval.weak_type)
             sides.append(ramp if side == 0 else _flip(ramp, i))
-        array = lax.concatenate([sides[0], array, sides[1]], i)
+        array = lax_shapes.concatenate([sides[0], array, sides[1]], i)
     return array
 
 
@@ -246,8 +247,8 @@ def _pad_stats(array, pad_width, stat_length, stat):
             before, after = (builtins.min(int(k), n) for k in stat_length[i])
             if int(stat_length[i][0]) == 0 or int(stat_length[i][1]) == 0:
                 raise ValueError("stat_length of 0 yields no value for padding")
-            parts = (lax.slice_in_dim(array, 0, before, axis=i),
-                     lax.slice_in_dim(array, n - after, n, axis=i))
+            parts = (lax_shapes.slice_in_dim(array, 0, before, axis=i),
+                     lax_shapes.slice_in_dim(array, n - after, n, axis=i))
         fills = []
         for part, width in zip(parts, pad_width[i]):
             value = stat(part, axis=i, keepdims=True)
@@ -255,7 +256,7 @@ def _pad_stats(array, pad_width, stat_length, stat):
                 value = ufuncs.round(value)
             value = lax._convert_element_type(value, aval.dtype, aval.weak_type)
             fills.append(repeat(value, int(width), axis=i))
-        array = lax.concatenate([fills[0], array, fills[1]], i)
+        array = lax_shapes.concatenate([fills[0], array, fills[1]], i)
     return array
 
 

@@ -24,6 +24,9 @@ from refjax._src import dtypes
 from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import reductions as lax_reductions
+from refjax._src.lax import shapes as lax_shapes
+from refjax._src.lax import sorting
 from refjax._src.numpy import ufuncs
 from refjax._src.numpy import util
 from refjax._src.numpy.util import _where, check_where
@@ -69,13 +72,13 @@ class _Monoid:
         self.op, self.reduce = op, reduce
 
 
-_ADD = _Monoid(lax.add, lax.reduce_sum)
-_MUL = _Monoid(lax.mul, lax.reduce_prod)
-_MAX = _Monoid(lax.max, lax.reduce_max)
-_MIN = _Monoid(lax.min, lax.reduce_min)
-_AND = _Monoid(lax.bitwise_and, lax.reduce_and)
-_OR = _Monoid(lax.bitwise_or, lax.reduce_or)
-_XOR = _Monoid(lax.bitwise_xor, lax.reduce_xor)
+_ADD = _Monoid(lax.add, lax_reductions.reduce_sum)
+_MUL = _Monoid(lax.mul, lax_reductions.reduce_prod)
+_MAX = _Monoid(lax.max, lax_reductions.reduce_max)
+_MIN = _Monoid(lax.min, lax_reductions.reduce_min)
+_AND = _Monoid(lax.bitwise_and, lax_reductions.reduce_and)
+_OR = _Monoid(lax.bitwise_or, lax_reductions.reduce_or)
+_XOR = _Monoid(lax.bitwise_xor, lax_reductions.reduce_xor)
 
 
 def _ensure_optional_axes(axis):
@@ -213,7 +216,7 @@ def _reduction(a, name, monoid, init_val, *, has_identity=True, preproc=None,
                              f"{_shape(initial_arr)}")
         result = monoid.op(initial_arr, result)
     if keepdims:
-        result = lax.expand_dims(result, dims)
+        result = lax_shapes.expand_dims(result, dims)
     return lax.convert_element_type(result, result_dtype)
 
 
@@ -329,7 +332,7 @@ def _logsumexp(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
     amax = lax.select(lax.is_finite(amax), amax, util._zeros(amax))
     # The shift only guards against overflow: it is not differentiated (SPEC AD-76).
     amax = stop_gradient(amax)
-    amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
+    amax_with_dims = amax if keepdims else lax_shapes.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(a, lax.convert_element_type(amax_with_dims, _dtype(a))))
     sumexp = sum(exp_a, axis=dims, keepdims=keepdims, where=where)
     result = lax.add(lax.log(sumexp), lax.convert_element_type(amax, _dtype(sumexp)))
@@ -430,7 +433,7 @@ def _average(a, axis=None, weights=None, returned=False, keepdims=False):
                                  "of a along specified axis.")
             new_shape = tuple(d if i in axis_tuple else 1
                               for i, d in enumerate(_shape(a)))
-            weights = lax.reshape(weights, new_shape,
+            weights = lax_shapes.reshape(weights, new_shape,
                                   dimensions=tuple(int(i) for i in np.argsort(axis_tuple)))
         weights_sum = sum(weights, axis=axis, keepdims=keepdims)
         avg = ufuncs.true_divide(sum(ufuncs.multiply(a, weights), axis=axis,
@@ -588,25 +591,25 @@ def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
     axis = None if axis is None else operator.index(axis)
     if axis is None:
         dims = tuple(range(_ndim(a)))
-        a = lax.reshape(a, (math.prod(_shape(a)),))
+        a = lax_shapes.reshape(a, (math.prod(_shape(a)),))
         axis = 0
     else:
         dims = (axis,)
     if _shape(a)[axis] == 0:   # an out-of-range axis is an IndexError here
         raise ValueError(f"attempt to get {name} of an empty sequence")
     result = lax_fn(a, core.canonicalize_axis(axis, _ndim(a)), dtypes.default_int_dtype())
-    return lax.expand_dims(result, dims) if keepdims else result
+    return lax_shapes.expand_dims(result, dims) if keepdims else result
 
 
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the first largest element (NaN counts as largest); with no
     axis, of the flattened array; in the default int dtype (SPEC NP-11)."""
-    return _arg_reduce("argmax", lax.argmax, a, axis, out, bool(keepdims))
+    return _arg_reduce("argmax", lax_reductions.argmax, a, axis, out, bool(keepdims))
 
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the first smallest element (NaN counts as smallest)."""
-    return _arg_reduce("argmin", lax.argmin, a, axis, out, bool(keepdims))
+    return _arg_reduce("argmin", lax_reductions.argmin, a, axis, out, bool(keepdims))
 
 
 def _nanarg(name, arg_fn, fill):
@@ -785,7 +788,7 @@ def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, fill_nan=Fa
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
     # A weakly typed scalar is raveled even with an axis (JAX's _isscalar).
     if axis is None or (_ndim(a) == 0 and util._aval(a).weak_type):
-        a = lax.reshape(a, (math.prod(_shape(a)),))
+        a = lax_shapes.reshape(a, (math.prod(_shape(a)),))
     if axis is None:
         axis = 0
     axis = core.canonicalize_axis(axis, _ndim(a))
@@ -817,11 +820,11 @@ def _cumulative(name, reduction, **options):
     return jit(_named(fn, name), static_argnames=("axis", "dtype"))
 
 
-cumsum = _cumulative("cumsum", lax.cumsum)
-cumprod = _cumulative("cumprod", lax.cumprod)
-nancumsum = _cumulative("nancumsum", lax.cumsum, fill_nan=True, fill_value=0)
-nancumprod = _cumulative("nancumprod", lax.cumprod, fill_nan=True, fill_value=1)
-_cumsum_with_promotion = _cumulative("_cumsum_with_promotion", lax.cumsum,
+cumsum = _cumulative("cumsum", lax_reductions.cumsum)
+cumprod = _cumulative("cumprod", lax_reductions.cumprod)
+nancumsum = _cumulative("nancumsum", lax_reductions.cumsum, fill_nan=True, fill_value=0)
+nancumprod = _cumulative("nancumprod", lax_reductions.cumprod, fill_nan=True, fill_value=1)
+_cumsum_with_promotion = _cumulative("_cumsum_with_promotion", lax_reductions.cumsum,
                                      promote_integers=True)
 
 
@@ -847,7 +850,7 @@ def _with_initial(out, axis, value, x):
     shape = list(_shape(x))
     shape[axis] = 1
     first = util._full_like(out, value, dtype=_dtype(out), shape=shape)
-    return lax.concatenate([first, out], axis)
+    return lax_shapes.concatenate([first, out], axis)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
@@ -861,7 +864,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """Array-API cumulative product; ``include_initial`` prepends a one."""
     x, axis, dtype = _array_api_cumulative("cumulative_prod", "product", x, axis, dtype)
-    out = _cumulative_reduction("cumulative_prod", lax.cumprod, x, axis, dtype)
+    out = _cumulative_reduction("cumulative_prod", lax_reductions.cumprod, x, axis, dtype)
     return _with_initial(out, axis, 1, x) if include_initial else out
 
 
@@ -901,11 +904,11 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     else:
         a2 = _where(any(util._isnan(a2), axis=-1, keepdims=True), np.nan, a2)
         count = lax.convert_element_type(n, q_dtype)
-    a2 = lax.sort(a2, dimension=_ndim(a2) - 1)
+    a2 = sorting.sort(a2, dimension=_ndim(a2) - 1)
     result = _pick_quantiles(a2, q, count, method)
     result = lax.convert_element_type(result, _dtype(a))
     if keepdims:
-        result = lax.reshape(result, _shape(q) + kept_shape)
+        result = lax_shapes.reshape(result, _shape(q) + kept_shape)
     return result
 
 
@@ -920,10 +923,10 @@ def _move_reduced_axes_last(a, axis):
         if len(set(reduced)) != len(reduced):
             raise ValueError("repeated axis")
     kept = [i for i in range(len(shape)) if i not in reduced]
-    moved = lax.transpose(a, tuple(kept) + tuple(reduced))
+    moved = lax_shapes.transpose(a, tuple(kept) + tuple(reduced))
     merged = tuple(shape[i] for i in kept) + (math.prod(shape[i] for i in reduced),)
     keepdims_shape = tuple(1 if i in reduced else s for i, s in enumerate(shape))
-    return lax.reshape(moved, merged), keepdims_shape
+    return lax_shapes.reshape(moved, merged), keepdims_shape
 
 
 def _pick_quantiles(a, q, count, method):
@@ -931,8 +934,8 @@ def _pick_quantiles(a, q, count, method):
     q_nd = _ndim(q)
     rest = _shape(a)[:-1]
     # q's axes lead; the slices' axes follow.
-    q_b = lax.broadcast_in_dim(q, _shape(q) + rest, tuple(range(q_nd)))
-    count_b = lax.broadcast_in_dim(count, _shape(q) + rest,
+    q_b = lax_shapes.broadcast_in_dim(q, _shape(q) + rest, tuple(range(q_nd)))
+    count_b = lax_shapes.broadcast_in_dim(count, _shape(q) + rest,
                                    tuple(range(q_nd, q_nd + _ndim(count))))
     last = lax.sub(count_b, util._const(count_b, 1))
     if method == "inverted_cdf":
@@ -966,11 +969,11 @@ def _take_last(a, index, q_nd):
     out_shape = _shape(index)
     full = out_shape + (n,)
     idx = lax.convert_element_type(index, dtypes.default_int_dtype())
-    idx = lax.broadcast_in_dim(idx, full, tuple(range(len(out_shape))))
-    positions = lax.broadcasted_iota(dtypes.default_int_dtype(), full, len(full) - 1)
-    values = lax.broadcast_in_dim(a, full, tuple(range(q_nd, len(full))))
+    idx = lax_shapes.broadcast_in_dim(idx, full, tuple(range(len(out_shape))))
+    positions = lax_shapes.broadcasted_iota(dtypes.default_int_dtype(), full, len(full) - 1)
+    values = lax_shapes.broadcast_in_dim(a, full, tuple(range(q_nd, len(full))))
     picked = lax.select(lax.eq(positions, idx), values, util._zeros(values))
-    return lax.reduce_sum(picked, (len(full) - 1,))
+    return lax_reductions.reduce_sum(picked, (len(full) - 1,))
 
 
 def _quantile_args(name, a, q, out, overwrite_input):

@@ -12,6 +12,7 @@ from refjax._src import dtypes
 from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.convolution import conv_general_dilated
 from refjax._src.numpy import util
 from refjax._src.numpy.lax_numpy import (
@@ -61,11 +62,11 @@ def _conv(x, y, mode, op, precision, preferred_element_type=None):
         padding = [(k - 1, k - 1)]
     else:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    result = conv_general_dilated(lax.expand_dims(x, (0, 1)), lax.expand_dims(y, (0, 1)),
+    result = conv_general_dilated(lax_shapes.expand_dims(x, (0, 1)), lax_shapes.expand_dims(y, (0, 1)),
                                   (1,), padding, precision=precision,
                                   preferred_element_type=preferred_element_type)
-    result = lax.squeeze(result, (0, 1))
-    return lax.rev(result, (0,)) if reverse else result
+    result = lax_shapes.squeeze(result, (0, 1))
+    return lax_shapes.rev(result, (0,)) if reverse else result
 
 
 @jit(static_argnames=("mode", "precision", "preferred_element_type"))
@@ -130,7 +131,7 @@ def _static_slice(x, axis, start, stop):
     starts = [0] * len(sh)
     limits = list(sh)
     starts[axis], limits[axis] = start, builtins.max(start, stop)
-    return lax.slice(x, starts, limits)
+    return lax_shapes.slice(x, starts, limits)
 
 
 @jit

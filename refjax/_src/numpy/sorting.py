@@ -14,8 +14,12 @@ from refjax._src import core, dtypes
 from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import reductions as lax_reductions
+from refjax._src.lax import shapes
+from refjax._src.lax import sorting as lax_sorting
 from refjax._src.lax.other import top_k
 from refjax._src.numpy import reductions, ufuncs, util
+from refjax._src.numpy import lax_numpy
 from refjax._src.numpy.lax_numpy import (
     _aval, _broadcast_to, _canonicalize_axis, _ensure, _zero, append, astype,
     moveaxis, nonzero, ravel, reshape, size, swapaxes, where,
@@ -28,6 +32,7 @@ from refjax._src.numpy.contractions import (
 )
 
 __all__ = [
+    "compress",
     "argpartition", "argsort", "lexsort", "partition", "searchsorted", "sort",
     "unique", "unique_all", "unique_counts", "unique_inverse",
     "unique_values",
@@ -55,8 +60,8 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     if axis is None:
         arr, axis = ravel(arr), 0
     dim = _canonicalize_axis(axis, _aval(arr).ndim)
-    result = lax.sort(arr, dim, is_stable=stable)
-    return lax.rev(result, (dim,)) if descending else result
+    result = lax_sorting.sort(arr, dim, is_stable=stable)
+    return shapes.rev(result, (dim,)) if descending else result
 
 
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
@@ -71,11 +76,11 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     dim = _canonicalize_axis(axis, _aval(arr).ndim)
     idx_dtype = (dtypes.check_user_dtype(dtype, "argsort") if dtype is not None
                  else dtypes.default_int_dtype())
-    iota = lax.broadcasted_iota(idx_dtype, _aval(arr).shape, dim)
+    iota = shapes.broadcasted_iota(idx_dtype, _aval(arr).shape, dim)
     if descending and stable:
-        arr, iota = lax.rev(arr, (dim,)), lax.rev(iota, (dim,))
-    _, indices = lax.sort_key_val(arr, iota, dim, is_stable=stable)
-    return lax.rev(indices, (dim,)) if descending else indices
+        arr, iota = shapes.rev(arr, (dim,)), shapes.rev(iota, (dim,))
+    _, indices = lax_sorting.sort_key_val(arr, iota, dim, is_stable=stable)
+    return shapes.rev(indices, (dim,)) if descending else indices
 
 
 @jit(static_argnames=("axis",))
@@ -91,8 +96,8 @@ def lexsort(keys, axis=-1):
     if len(sh) == 0:
         return creation.zeros((), dtypes.default_int_dtype())
     axis = _canonicalize_axis(axis, len(sh))
-    iota = lax.broadcasted_iota(dtypes.default_int_dtype(), sh, axis)
-    return lax.sort((*keys[::-1], iota), axis, num_keys=len(keys))[-1]
+    iota = shapes.broadcasted_iota(dtypes.default_int_dtype(), sh, axis)
+    return lax_sorting.sort((*keys[::-1], iota), axis, num_keys=len(keys))[-1]
 
 
 def _partition_setup(fun_name, a, kth, axis):
@@ -123,7 +128,7 @@ def partition(a, kth, axis=-1):
     n = _aval(arr).shape[-1]
     bottom, _ = _smallest(arr, kth + 1)
     top = top_k(arr, n - kth - 1)[0]
-    out = lax.concatenate([bottom, top], _aval(arr).ndim - 1)
+    out = shapes.concatenate([bottom, top], _aval(arr).ndim - 1)
     return swapaxes(out, -1, axis)
 
 
@@ -137,12 +142,12 @@ def argpartition(a, kth, axis=-1):
     # The remaining positions, in index order: top_k of a 0/1 proxy that is 0
     # at the positions already taken.
     full = sh[:-1] + (kth + 1, sh[-1])
-    hit = lax.eq(lax.broadcast_in_dim(bottom, full, tuple(range(len(sh)))),
-                 lax.broadcasted_iota(np.int32, full, len(sh)))
-    taken = lax.reduce_or(hit, (len(sh) - 1,))
+    hit = lax.eq(shapes.broadcast_in_dim(bottom, full, tuple(range(len(sh)))),
+                 shapes.broadcasted_iota(np.int32, full, len(sh)))
+    taken = lax_reductions.reduce_or(hit, (len(sh) - 1,))
     proxy = lax.select(taken, creation.zeros(sh, np.float32), creation.ones(sh, np.float32))
     top = top_k(proxy, sh[-1] - kth - 1)[1]
-    out = lax.concatenate([bottom, top], len(sh) - 1)
+    out = shapes.concatenate([bottom, top], len(sh) - 1)
     return swapaxes(out, -1, axis)
 
 
@@ -193,10 +198,10 @@ def _count_before(a, v, side):
     n = _aval(a).shape[0]
     vsh = _aval(v).shape
     full = (n,) + vsh
-    ab = lax.broadcast_in_dim(a, full, (0,))
-    vb = lax.broadcast_in_dim(v, full, tuple(range(1, len(full))))
+    ab = shapes.broadcast_in_dim(a, full, (0,))
+    vb = shapes.broadcast_in_dim(v, full, tuple(range(1, len(full))))
     less = _total_less(ab, vb, side == "right")
-    return lax.reduce_sum(lax.convert_element_type(less, np.int32), (0,))
+    return lax_reductions.reduce_sum(lax.convert_element_type(less, np.int32), (0,))
 
 
 def _total_less(x, y, or_equal):
@@ -303,7 +308,7 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
     if size is not None and fill_value is not None:
         fill = astype(creation.asarray(fill_value), _aval(result).dtype)
         if _aval(result).shape[0]:
-            valid = lax.expand_dims(creation.arange(size) < reductions.sum(mask),
+            valid = shapes.expand_dims(creation.arange(size) < reductions.sum(mask),
                                     tuple(range(1, _aval(result).ndim)))
             result = where(valid, result, fill)
         else:
@@ -361,3 +366,44 @@ def unique_all(x, /, *, size=None, fill_value=None):
     return UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
                                    return_counts=True, equal_nan=False, size=size,
                                    fill_value=fill_value))
+
+
+# -- compress: a selection whose sized form is a stable argsort (SPEC NP-53) --
+
+_COMPRESS_SIZE_ERR = ("size must be positive and not greater than the size of the "
+                      "array axis; got size={} for a.shape[axis]={}")
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """Entries of ``a`` along ``axis`` where ``condition`` is true (SPEC NP-53).
+
+    ``condition`` must be concrete (its true count sets the output shape),
+    unless ``size`` fixes that shape: then the selected entries come first
+    (a stable descending ``argsort`` of the condition) and the rest are
+    ``fill_value``.
+    """
+    condition, arr, fill_value = util.ensure_arraylike("compress", condition, a,
+                                                       fill_value)
+    condition = lax_numpy.astype(condition, bool)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    if lax_numpy._aval(condition).ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    if axis is None:
+        axis, arr = 0, lax_numpy.ravel(arr)
+    else:
+        arr = lax_numpy.moveaxis(arr, axis, 0)
+    n = lax_numpy._aval(arr).shape[0]
+    condition, extra = condition[:n], condition[n:]
+    arr = arr[:lax_numpy._aval(condition).shape[0]]
+    if size is None:
+        if reductions.any(extra):
+            raise ValueError("condition contains entries that are out of bounds")
+        result = arr[condition]
+    elif not 0 <= size <= lax_numpy._aval(arr).shape[0]:
+        raise ValueError(_COMPRESS_SIZE_ERR.format(size, lax_numpy._aval(arr).shape[0]))
+    else:
+        mask = lax_numpy.expand_dims(condition, tuple(range(1, lax_numpy._aval(arr).ndim)))
+        arr = lax_numpy.where(mask, arr, creation.array(fill_value, dtype=lax_numpy._aval(arr).dtype))
+        result = arr[argsort(condition, stable=True, descending=True)][:size]
+    return lax_numpy.moveaxis(result, 0, axis)

@@ -27,6 +27,7 @@ from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow.loops import while_loop
 from refjax._src.numpy import util
 from refjax._src.numpy.util import _const, _full_like, _where
@@ -1285,8 +1286,8 @@ class ufunc:
         shape = util._aval(arr).shape
         if axis is None:
             final_shape = (1,) * len(shape) if keepdims else ()
-            arr = lax.reshape(arr, (math.prod(shape),))
-            where = None if where is None else lax.reshape(where, (math.prod(shape),))
+            arr = lax_shapes.reshape(arr, (math.prod(shape),))
+            where = None if where is None else lax_shapes.reshape(where, (math.prod(shape),))
             axis = 0
         else:
             axis = core.canonicalize_axis(axis, len(shape))
@@ -1297,10 +1298,10 @@ class ufunc:
                 raise ValueError(f"zero-size array to reduction operation {self.__name__} "
                                  "which has no identity")
             return _full_like(arr, initial, dtype=dtype, shape=final_shape)
-        slices = [lax.convert_element_type(lax.index_in_dim(arr, i, axis, False), dtype)
+        slices = [lax.convert_element_type(lax_shapes.index_in_dim(arr, i, axis, False), dtype)
                   for i in range(n)]
         masks = (None if where is None else
-                 [lax.index_in_dim(where, i, axis, False) for i in range(n)])
+                 [lax_shapes.index_in_dim(where, i, axis, False) for i in range(n)])
         if initial is None:
             result, start = slices[0], 1
         else:
@@ -1310,7 +1311,7 @@ class ufunc:
         for i in range(start, n):
             step = self(result, slices[i])
             result = step if masks is None else _where(masks[i], step, result)
-        return lax.reshape(result, final_shape) if keepdims else result
+        return lax_shapes.reshape(result, final_shape) if keepdims else result
 
     def _result_dtype(self, arr):
         one = _full_like(arr, 1, shape=())
@@ -1335,12 +1336,12 @@ class ufunc:
         axis = core.canonicalize_axis(axis, len(shape))
         if 0 in shape:
             return _full_like(arr, 0, dtype=dtype)
-        acc = lax.convert_element_type(lax.index_in_dim(arr, 0, axis, True), dtype)
+        acc = lax.convert_element_type(lax_shapes.index_in_dim(arr, 0, axis, True), dtype)
         steps = [acc]
         for i in range(1, shape[axis]):
-            acc = self(acc, lax.convert_element_type(lax.index_in_dim(arr, i, axis, True), dtype))
+            acc = self(acc, lax.convert_element_type(lax_shapes.index_in_dim(arr, i, axis, True), dtype))
             steps.append(acc)
-        return lax.concatenate(steps, axis)
+        return lax_shapes.concatenate(steps, axis)
 
     @partial(jit, static_argnums=(0,))
     def outer(self, A, B, /):
@@ -1349,9 +1350,9 @@ class ufunc:
         util.check_arraylike(f"{self.__name__}.outer", A, B)
         a, b = util.asarray(A), util.asarray(B)
         sa, sb = util._aval(a).shape, util._aval(b).shape
-        a = lax.reshape(a, (math.prod(sa), 1))
-        b = lax.reshape(b, (1, math.prod(sb)))
-        return lax.reshape(self(a, b), sa + sb)
+        a = lax_shapes.reshape(a, (math.prod(sa), 1))
+        b = lax_shapes.reshape(b, (1, math.prod(sb)))
+        return lax_shapes.reshape(self(a, b), sa + sb)
 
     def at(self, a, indices, b=None, /, *, inplace=True):
         """``a`` with ``f`` applied at ``indices`` (``inplace=False`` required)."""

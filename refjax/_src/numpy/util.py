@@ -21,6 +21,7 @@ from refjax._src import dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.core import Tracer
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 
 _SCALAR_TYPES = core._SCALAR_TYPES
 
@@ -214,7 +215,7 @@ def promote_shapes(fun_name, *args):
     if mode != "allow":
         _rank_promotion_warning_or_error(fun_name, shapes, mode)
     rank = len(broadcast_shapes(*shapes))
-    return [lax.broadcast_to_rank(asarray(a), rank) for a in args]
+    return [lax_shapes.broadcast_to_rank(asarray(a), rank) for a in args]
 
 
 def _rank_promotion_warning_or_error(fun_name, shapes, mode):
@@ -261,7 +262,7 @@ def _broadcast_to(x, shape):
     if nlead < 0 or any(d not in (1, s) for d, s in zip(old, shape[nlead:])):
         raise ValueError(f"Incompatible shapes for broadcasting: {old} and "
                          f"requested shape {shape}")
-    return lax.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
+    return lax_shapes.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
 
 
 def _broadcast_arrays(*args):
@@ -378,7 +379,7 @@ def _full_like(x, fill_value, dtype=None, shape=None):
     fill = lax._convert_element_type(np.array(fill_value, dt), dt, weak)
     if not shape:
         return fill
-    return lax.broadcast_in_dim(fill, shape, ())
+    return lax_shapes.broadcast_in_dim(fill, shape, ())
 
 
 def _zeros(x):

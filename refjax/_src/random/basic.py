@@ -29,6 +29,7 @@ from refjax._src.random import prng
 from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import creation, ufuncs
 from refjax._src.core import canonicalize_shape
 
@@ -235,8 +236,8 @@ def _uniform_impl(key, shape, dtype, minval, maxval):
     check_shape("uniform", shape)
     minval = lax._convert_element_type(minval, dtype, False)
     maxval = lax._convert_element_type(maxval, dtype, False)
-    minval = lax.broadcast_to_rank(minval, len(shape))
-    maxval = lax.broadcast_to_rank(maxval, len(shape))
+    minval = lax_shapes.broadcast_to_rank(minval, len(shape))
+    maxval = lax_shapes.broadcast_to_rank(maxval, len(shape))
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = 8 if nmant < 8 else nbits    # bfloat16 and narrower: one byte
@@ -250,7 +251,7 @@ def _uniform_impl(key, shape, dtype, minval, maxval):
     floats = lax.bitcast_convert_type(float_bits, dtype) - np.array(1.0, dtype)
     # XLA fuses the scaling into one multiply-add (one rounding).
     scaled = lax.fma(floats, maxval - minval, minval)
-    return lax.max(minval, lax.reshape(scaled, shape))
+    return lax.max(minval, lax_shapes.reshape(scaled, shape))
 
 
 def _named(fun, name):
@@ -342,8 +343,8 @@ def _randint_impl(key, shape, minval, maxval, dtype):
         maxval = maxval.astype(int)
     top = _convert_and_clip_integer(creation.array(np.iinfo(dtype).max, dtype), maxval.dtype)
     maxval_out_of_range = lax.gt(maxval, top)
-    minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-    maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    minval = lax_shapes.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+    maxval = lax_shapes.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
     nbits = np.iinfo(dtype).bits
     if nbits not in (8, 16, 32, 64):
         raise TypeError("randint only accepts 8-, 16-, 32-, or 64-bit dtypes, "

@@ -25,6 +25,9 @@ from refjax._src import dtypes
 from refjax._src.random import basic as _random
 from refjax._src.api import jit
 from refjax._src.lax import lax
+from refjax._src.lax import reductions as lax_reductions
+from refjax._src.lax import shapes as lax_shapes
+from refjax._src.lax import sorting as lax_sorting
 from refjax._src.lax import other
 from refjax._src.lax.control_flow import loops, scan
 from refjax._src.numpy import creation, lax_numpy, reductions, sorting, ufuncs
@@ -240,7 +243,7 @@ def _categorical_replace(key, logits, shape, batch_shape, prefix, axis, mode):
     noise_shape = list(shape[len(shape) - len(batch_shape):])
     noise_shape.insert(axis % logits.ndim, logits.shape[axis])
     noise = _gumbel(key, (*prefix, *noise_shape), logits.dtype, mode=mode)
-    lifted = lax.expand_dims(logits, tuple(range(len(prefix))))
+    lifted = lax_shapes.expand_dims(logits, tuple(range(len(prefix))))
     return reductions.argmax(noise + lifted, axis=axis)
 
 
@@ -254,7 +257,7 @@ def _categorical_no_replace(key, logits, shape, batch_shape, prefix, axis, mode)
     _, indices = other.top_k(lax_numpy.moveaxis(logits, axis, -1), k)
     # indices: batch_shape + (k,); the k samples become the leading dims.
     dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
-    return lax.reshape(indices, shape, dimensions)
+    return lax_shapes.reshape(indices, shape, dimensions)
 
 
 # ---------------------------------------------------------------------------
@@ -298,7 +301,7 @@ def _shuffle_impl(key, x, axis):
     for _ in range(_shuffle_rounds(x.size)):
         key, subkey = _split(key)
         sort_keys = _random.random_bits(subkey, 32, x.shape)
-        _, x = lax.sort_key_val(sort_keys, x, axis)
+        _, x = lax_sorting.sort_key_val(sort_keys, x, axis)
     return x
 
 
@@ -676,7 +679,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
         return remainder - count, count
 
     p = lax_numpy.moveaxis(p, -1, 0)
-    remaining_probs = lax.cumsum(p, 0, reverse=True)
+    remaining_probs = lax_reductions.cumsum(p, 0, reverse=True)
     ratios = p / lax_numpy.where(remaining_probs == 0, 1, remaining_probs)
     keys = _random.split(key, ratios.shape[0])
     _, counts = scan.scan(step, n, (ratios, keys), unroll=unroll)

@@ -33,6 +33,7 @@ from refjax._src import config as _config
 from refjax._src import dtypes
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.lax import lax, shapes, slicing
 
 _u32 = np.uint32
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16),
@@ -115,16 +116,15 @@ def threefry_2x32(keypair, count):
     """JAX's ``threefry_2x32(key, count)``: hash a flat uint32 ``count``
     array under one key, pairing its first half with its second half (an
     odd count is padded with one zero word, dropped from the result)."""
-    from refjax._src.lax import lax
     key0, key1 = keypair[0], keypair[1]
-    flat = lax.reshape(count, (int(np.size(count)),))
+    flat = shapes.reshape(count, (int(np.size(count)),))
     n = flat.shape[0]
     if n % 2:
-        flat = lax.concatenate([flat, lax.full((1,), 0, dtypes.uint32)], 0)
+        flat = shapes.concatenate([flat, lax.full((1,), 0, dtypes.uint32)], 0)
     half = flat.shape[0] // 2
     y0, y1 = threefry2x32_p.bind(key0, key1, flat[:half], flat[half:])
-    out = lax.concatenate([y0, y1], 0)
-    return lax.reshape(out[:n], np.shape(count))
+    out = shapes.concatenate([y0, y1], 0)
+    return shapes.reshape(out[:n], np.shape(count))
 
 
 # ---------------------------------------------------------------------------
@@ -657,14 +657,13 @@ random_fold_in_p = _key_primitive("random_fold_in", _fold_in_abstract_eval,
 
 
 def _fold_in_batch(axis_data, vals, dims):
-    from refjax._src.lax import lax
     keys, msgs = (batching.bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims))
     # Align the batch axes: pad the lower-rank operand after its batch axis.
     kr, mr = len(keys.shape), len(msgs.shape)
     if mr < kr:
-        msgs = lax.expand_dims(msgs, tuple(range(1, 1 + kr - mr)))
+        msgs = shapes.expand_dims(msgs, tuple(range(1, 1 + kr - mr)))
     elif kr < mr:
-        keys = lax.expand_dims(keys, tuple(range(1, 1 + mr - kr)))
+        keys = shapes.expand_dims(keys, tuple(range(1, 1 + mr - kr)))
     return random_fold_in_p.bind(keys, msgs), 0
 
 
@@ -780,8 +779,6 @@ def _same_params(prim):
 
 
 def _install_shape_rules():
-    from refjax._src.lax import lax, slicing
-    from refjax._src.lax import shapes
 
     def broadcast_in_dim(b, ai, ao, *, shape, broadcast_dimensions, sharding):
         return shapes.broadcast_in_dim_p.impl(
@@ -889,7 +886,6 @@ def _key_comparison(prim):
 
 
 def _install():
-    from refjax._src.lax import lax
     _install_shape_rules()
     _key_comparison(lax.eq_p)
     _key_comparison(lax.ne_p)

@@ -28,6 +28,7 @@ from refjax._src import api, core, tree_util
 from refjax._src import devices as _devices
 from refjax._src import mesh as shd
 from refjax._src import placement as sharding_impl
+from refjax._src.lax import shapes
 from refjax._src.numpy.creation import asarray
 from refjax._src.vmap_api import vmap
 
@@ -441,13 +442,12 @@ def _pmap_call(fun, name, args, in_axes, out_axes, devices, axis_size):
     out_tree_box = []
 
     def per_device(*blocks):
-        from refjax import lax
-        xs = [b if a is None else lax.squeeze(b, (0,)) for b, a in zip(blocks, axes)]
+        xs = [b if a is None else shapes.squeeze(b, (0,)) for b, a in zip(blocks, axes)]
         out = fun(*tree_util.tree_unflatten(in_tree, xs))
         leaves, tree = tree_util.tree_flatten(out)
         out_tree_box.append(tree)
         oaxes = _flat_axes(out_axes, tree, out, "out_axes")
-        return [y if o is None else lax.expand_dims(y, (0,)) for y, o in zip(leaves, oaxes)]
+        return [y if o is None else shapes.expand_dims(y, (0,)) for y, o in zip(leaves, oaxes)]
 
     in_specs = tuple(shd.PartitionSpec(name) if a is not None else shd.PartitionSpec()
                      for a in axes)

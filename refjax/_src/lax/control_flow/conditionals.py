@@ -20,6 +20,7 @@ from refjax._src.interpreters import partial_eval as pe
 from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, Var, set_current_trace
 from refjax._src.lax import lax
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow.common import (
     mismatch_reason, structure_diffs, typematch,
 )
@@ -473,7 +474,7 @@ def _bcast_to(pred, like):
     """``pred`` (batch axis only) broadcast to the shape of ``like``."""
     if np.ndim(pred) == np.ndim(like):
         return pred
-    return lax.broadcast_in_dim(pred, np.shape(like), tuple(range(np.ndim(pred))))
+    return lax_shapes.broadcast_in_dim(pred, np.shape(like), tuple(range(np.ndim(pred))))
 
 
 def _cond_batch_unmapped(params, axis_data):

@@ -15,6 +15,7 @@ from refjax._src import backend, config, core, dtypes, tree_util
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.compiler import executable_for
 from refjax._src.lax import lax
+from refjax._src.lax import shapes
 from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
 from refjax._src.lax.control_flow.common import (
     aval_of, check_carry_type, trace_to_jaxpr, typematch,
@@ -522,12 +523,12 @@ def _scan_python_loop(f, init, xs_flat, xs_tree, length, reverse):
     carry, ys = init, []
     order = range(length - 1, -1, -1) if reverse else range(length)
     for i in order:
-        x = xs_tree.unflatten([lax.index_in_dim(v, i, keepdims=False) for v in xs_flat])
+        x = xs_tree.unflatten([shapes.index_in_dim(v, i, keepdims=False) for v in xs_flat])
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:
         ys.reverse()
-    stack = lambda *leaves: lax.concatenate([lax.expand_dims(v, (0,)) for v in leaves], 0)
+    stack = lambda *leaves: shapes.concatenate([shapes.expand_dims(v, (0,)) for v in leaves], 0)
     return carry, tree_util.tree_map(stack, *ys)
 
 
@@ -679,7 +680,7 @@ def map(f, xs, *, batch_size=None):
         return tree_util.tree_map(flat, scan_ys)
     rest_ys = vmap(f)(rest_xs)
     return tree_util.tree_map(
-        lambda a, b: lax.concatenate([flat(a), b], dimension=0), scan_ys, rest_ys)
+        lambda a, b: shapes.concatenate([flat(a), b], dimension=0), scan_ys, rest_ys)
 
 
 # ---------------------------------------------------------------------------
@@ -693,7 +694,7 @@ def associative_scan(fn, elems, reverse=False, axis=0):
         raise TypeError("lax.associative_scan: fn argument should be callable.")
     flat, tree = tree_util.tree_flatten(elems)
     if reverse:
-        flat = [lax.rev(e, [axis]) for e in flat]
+        flat = [shapes.rev(e, [axis]) for e in flat]
     axis = core.canonicalize_axis(axis, flat[0].ndim)
     n = int(flat[0].shape[axis])
     if not all(int(e.shape[axis]) == n for e in flat[1:]):
@@ -705,7 +706,7 @@ def associative_scan(fn, elems, reverse=False, axis=0):
         return tree_util.tree_leaves(out)
 
     def sl(e, start, stop, stride=1):
-        return lax.slice_in_dim(e, start, stop, stride=stride, axis=axis)
+        return shapes.slice_in_dim(e, start, stop, stride=stride, axis=axis)
 
     def prefix(elems):
         # Odd results: a scan of adjacent pairs; even results: each odd
@@ -717,13 +718,13 @@ def associative_scan(fn, elems, reverse=False, axis=0):
                              [sl(e, 1, None, 2) for e in elems]))
         left = [sl(e, 0, -1) for e in odd] if size % 2 == 0 else odd
         even = combine(left, [sl(e, 2, None, 2) for e in elems])
-        even = [lax.concatenate([sl(e, 0, 1), r], dimension=axis)
+        even = [shapes.concatenate([sl(e, 0, 1), r], dimension=axis)
                 for e, r in zip(elems, even)]
         return [_interleave(a, b, axis) for a, b in zip(even, odd)]
 
     scans = prefix(flat)
     if reverse:
-        scans = [lax.rev(s, [axis]) for s in scans]
+        scans = [shapes.rev(s, [axis]) for s in scans]
     return tree.unflatten(scans)
 
 
@@ -736,5 +737,5 @@ def _interleave(a, b, axis):
     a_pad[axis] = (0, 1 if same else 0, 1)
     b_pad[axis] = (1, 0 if same else 1, 1)
     op = lax.bitwise_or if a.dtype == np.bool_ else lax.add
-    return op(lax.pad(a, np.zeros((), a.dtype), a_pad),
-              lax.pad(b, np.zeros((), b.dtype), b_pad))
+    return op(shapes.pad(a, np.zeros((), a.dtype), a_pad),
+              shapes.pad(b, np.zeros((), b.dtype), b_pad))
