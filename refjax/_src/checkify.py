@@ -20,6 +20,7 @@ import numpy as np
 
 from refjax._src import core
 from refjax._src import dtypes
+from refjax._src.interpreters import batching
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.api import jit_p
@@ -105,6 +106,26 @@ def _check_impl(pred, *fmt_args, msg, fmt_tree):
     if not bool(np.asarray(pred)):
         raise JaxRuntimeError(_failed_check_message(msg, fmt_tree, fmt_args))
     return []
+
+
+def _check_jvp(primals, tangents, *, msg, fmt_tree):
+    """As JAX: the check runs on the primals; it has no outputs, so no tangents."""
+    check_p.bind(*primals, msg=msg, fmt_tree=fmt_tree)
+    return [], []
+
+
+def _check_batch(axis_data, vals, dims, *, msg, fmt_tree):
+    """As JAX: one check for the whole batch, failing if any example fails,
+    with the message of the last failing example."""
+    pred, *fmt = [batching.bdim_at_front(v, d, axis_data.size)
+                  for v, d in zip(vals, dims)]
+    last = pred.shape[0] - 1 - reductions.argmin(lax_numpy.flip(pred, 0))
+    check_p.bind(pred[last], *(f[last] for f in fmt), msg=msg, fmt_tree=fmt_tree)
+    return [], []
+
+
+check_p.jvp = _check_jvp
+check_p.batch = _check_batch
 
 
 def _failed_check_message(msg, fmt_tree, fmt_leaves):

@@ -372,6 +372,8 @@ def _custom_lin_impl(*args, **params):
 
 # Only forward mode (``jacfwd`` pushes a batch of tangents) reaches it here.
 custom_lin_p.batch = lambda axis_data, vals, dims, **params: _custom_lin_impl()
+custom_lin_p.not_supported("jvp", "undefined in JAX: custom_lin stands for a custom_vjp "
+                           "bwd in a linearized program; JAX defines no JVP for it")
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals, in_avals,

@@ -742,8 +742,9 @@ ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
 atan2_p, atan2 = _binary("atan2", _fp, lambda x, y: _atan2(x, y))
 ad.defjvp(atan2_p, lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
           lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
-# nextafter has no derivative rule, as in JAX: differentiating it raises.
 nextafter_p, nextafter = _binary("nextafter", _float, _nextafter)
+nextafter_p.not_supported("jvp", "undefined in JAX: JAX defines no JVP for nextafter, "
+                          "so differentiating it raises NotImplementedError, as here")
 and_p, bitwise_and = _binary("and", _ints_bool, lambda x, y: x & y)
 or_p, bitwise_or = _binary("or", _ints_bool, lambda x, y: x | y)
 xor_p, bitwise_xor = _binary("xor", _ints_bool, lambda x, y: x ^ y)

@@ -219,6 +219,9 @@ def _times(x, n):
 psum_p = _allreduce("psum", _reductions.reduce_sum_p, _times)
 pmax_p = _allreduce("pmax", _reductions.reduce_max_p, lambda x, n: x)
 pmin_p = _allreduce("pmin", _reductions.reduce_min_p, lambda x, n: x)
+for _name, _prim in (("pmax", pmax_p), ("pmin", pmin_p)):
+    _prim.not_supported("jvp", f"undefined in JAX: JAX defines no JVP for {_name}, so "
+                        "differentiating it raises NotImplementedError, as here")
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
@@ -338,6 +341,8 @@ def _axis_index_batch(axis_data, vals, dims, *, axis_name):
 
 
 axis_index_p.batch = _axis_index_batch
+axis_index_p.not_supported("jvp", "no operands: axis_index takes no inputs, so no "
+                           "tangent ever reaches it; JAX defines no JVP for it either")
 
 
 def axis_index(axis_name):

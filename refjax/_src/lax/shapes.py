@@ -747,6 +747,12 @@ def _iota_impl(dtype, shape, dimension, sharding):
     return xp.broadcast_to(line.reshape(view), shape).copy()
 
 
+iota_p.not_supported("jvp", "no operands: iota takes no inputs, so no tangent "
+                      "ever reaches it; JAX defines no JVP for iota either")
+iota_p.not_supported("batch", "no operands: iota takes no inputs, so it is never "
+                     "batched; JAX defines no batching rule for iota either")
+
+
 def iota(dtype, size, out_sharding=None):
     """``[0, 1, ..., size-1]`` of ``dtype``."""
     return broadcasted_iota(dtype, (size,), 0)

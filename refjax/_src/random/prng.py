@@ -28,7 +28,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src.interpreters import batching
+from refjax._src.interpreters import ad, batching
 from refjax._src import config as _config
 from refjax._src import dtypes
 from refjax._src.array import Array
@@ -110,6 +110,8 @@ def _threefry2x32_batch(axis_data, vals, dims):
 
 
 threefry2x32_p.batch = _threefry2x32_batch
+threefry2x32_p.not_supported("jvp", "integer-only: operands and results are uint32, "
+                             "whose tangents are float0 zeros; JAX defines no JVP either")
 
 
 def threefry_2x32(keypair, count):
@@ -756,8 +758,12 @@ def random_clone(keys):
 
 
 # Keys carry no tangents: every output of these primitives is an integer or
-# a key, so forward mode binds them on primals only.  ``random_clone`` and
-# the shape primitives need nothing more.
+# a key, whose tangent is a float0 zero, as JAX's rules say.
+for _prim in (random_seed_p, random_split_p, random_fold_in_p, random_bits_p,
+              random_wrap_p, random_unwrap_p):
+    ad.defjvp_zero(_prim)
+random_clone_p.not_supported("jvp", "key-only: operand and result are PRNG keys, whose "
+                             "tangents are float0 zeros; JAX defines no JVP for it")
 
 
 # ---------------------------------------------------------------------------
