@@ -1,4 +1,4 @@
-"""Derivatives at kinks, ties and other special points (SPEC AD-70 .. AD-79).
+"""Derivatives at kinks, ties and other special points (SPEC AD-59, AD-70 .. AD-78).
 
 Every expected number below was observed on JAX 0.10.2.  Some come from
 custom JVP rules (``relu``, ``sinc``, ``logaddexp``, ``xlogy`` ...), the
@@ -422,7 +422,7 @@ def test_frexp_mantissa_derivative(jax, jnp):
 
 
 # ---------------------------------------------------------------------------
-# AD-79: where-selected branches
+# AD-59: where-selected branches
 # ---------------------------------------------------------------------------
 
 @pytest.mark.spec("AD-59")

@@ -1,4 +1,4 @@
-"""``lax.scan``, ``fori_loop``, ``map`` and ``associative_scan`` (SPEC CF-50 .. CF-79).
+"""``lax.scan``, ``fori_loop``, ``map`` and ``associative_scan`` (SPEC CF-50 .. CF-67).
 
 Values are checked against plain Python loops, eagerly, under ``jit`` and
 ``vmap``; derivatives with ``jax.test_util.check_grads``; the printed

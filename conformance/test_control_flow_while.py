@@ -1,5 +1,5 @@
 """``lax.while_loop``: values, carry types, printed form, forward and
-reverse mode, batching (SPEC CF-30 .. CF-45)."""
+reverse mode, batching (SPEC CF-30 .. CF-44)."""
 import re
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Control-flow gotchas of gotchas.md: G-LAX-001 .. G-LAX-026 (without
 G-LAX-020, in test_lax.py), G-AD-028 .. G-AD-030 and G-DBG-010
-(SPEC CF-80 .. CF-86).
+(SPEC CF-80 .. CF-84).
 
 Each test runs the gotcha's sample and checks what JAX 0.10.2 was observed
 to do: values, dtypes and weak types, the first lines of error messages,

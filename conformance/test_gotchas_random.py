@@ -1,5 +1,5 @@
 """PRNG gotchas of gotchas.md: G-RNG-001 .. G-RNG-012 and G-RNG-015 ..
-G-RNG-025 except G-RNG-022 (SPEC RNG-85 .. RNG-92).  G-RNG-013/014 (key
+G-RNG-025 except G-RNG-022 (SPEC RNG-85 .. RNG-89).  G-RNG-013/014 (key
 reuse) and G-RNG-022 (choice/permutation) are tested with their samplers.
 
 Each test runs the gotcha's snippet and asserts what it printed on JAX 0.10.2

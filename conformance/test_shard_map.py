@@ -1,4 +1,4 @@
-"""shard_map and the collectives inside it (SPEC SHD-50 .. SHD-79).
+"""shard_map and the collectives inside it (SPEC SHD-50 .. SHD-69).
 
 The session runs with 8 CPU devices (conftest.py).  Meshes: ``M1`` is a 1-D
 mesh of the first 4 devices named ``'i'``; ``M2`` a 4x2 mesh of all 8 named

@@ -1,4 +1,4 @@
-"""Conformance: devices, arrays on devices and the sharding API (SPEC SHD-1..SHD-29).
+"""Conformance: devices, arrays on devices and the sharding API (SPEC SHD-1..SHD-21).
 
 The session runs with 8 simulated CPU devices (conftest.py sets
 ``jax_num_cpu_devices`` to 8 before any test runs).  Every expectation below was

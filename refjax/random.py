@@ -1,4 +1,4 @@
-"""``jax.random``: explicit PRNG keys and samplers (SPEC RNG-1 .. RNG-29)."""
+"""``jax.random``: explicit PRNG keys and samplers (SPEC RNG-1 .. RNG-23)."""
 from refjax._src.random.basic import (  # noqa: F401
     KeyArray, PRNGKey, bits, clone, fold_in, key, key_data, key_impl, normal,
     randint, split, uniform, wrap_key_data,

@@ -9,6 +9,7 @@ import functools
 import types
 
 from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src import core
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
@@ -123,6 +124,17 @@ def _remat_partial_eval(trace, args, params):
 
 
 remat_p.partial_eval = _remat_partial_eval
+
+
+def _remat_key_reuse(eqn):
+    """``checkpoint``: the forward pass holds all key uses (RNG-72)."""
+    if eqn.params.get("differentiated"):
+        return kr.KeyReuseSignature()
+    jaxpr = eqn.params["jaxpr"]
+    return kr.jaxpr_signature(getattr(jaxpr, "jaxpr", jaxpr))
+
+
+remat_p.key_reuse = _remat_key_reuse
 
 
 def partial_eval_jaxpr_custom(closed, unknowns, policy):

@@ -10,11 +10,9 @@ signature.  Python side effects therefore happen only while tracing.
 Under another trace (``jit`` inside ``jit``, ``make_jaxpr``), calling a jitted
 function records one ``jit`` equation holding the inner jaxpr.
 """
-import collections
 import contextlib
 import functools
 import inspect
-import keyword
 import operator
 import warnings
 import weakref
@@ -25,8 +23,8 @@ from refjax._src import backend as _backend
 from refjax._src import config as _config
 from refjax._src import core
 from refjax._src import dtypes
-from refjax._src import fperrors
 from refjax._src.interpreters import partial_eval as pe
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src import tree_util
 from refjax._src import placement as sharding_impl
 from refjax._src.array import ArrayImpl
@@ -124,6 +122,7 @@ class _Unspecified:
 UNSPECIFIED = _Unspecified()
 
 jit_p = Primitive("jit", multiple_results=True)
+jit_p.sharding_rule = sharding_impl.call_sharding_rule("jaxpr")
 
 
 @jit_p.def_abstract_eval
@@ -166,6 +165,17 @@ def _pp_jit(eqn, context):
 
 
 jit_p.pp_rule = _pp_jit
+
+
+def _jit_key_reuse(eqn):
+    """A ``jit`` equation: its jaxpr's signature.  Keys closed over by the
+    inner function are constants of that jaxpr, not operands of the
+    equation, so effects on them are left out here."""
+    return kr.operands_only(kr.jaxpr_signature(eqn.params["jaxpr"].jaxpr),
+                          len(eqn.invars))
+
+
+jit_p.key_reuse = _jit_key_reuse
 
 
 # Autodiff of a jit call transforms the jaxpr it holds and binds ``jit``

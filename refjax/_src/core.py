@@ -17,7 +17,6 @@ implementation and its abstract evaluation; autodiff, batching and
 transposition rules are attributes on the same :class:`Primitive` object.
 """
 import contextlib
-import enum
 import inspect
 import itertools
 import operator
@@ -27,7 +26,6 @@ import sys
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import config as _config
 from refjax._src import dtypes
 from refjax._src import errors
 from refjax._src import pretty_printer as pp
@@ -163,8 +161,13 @@ class Primitive:
         self.batch_unmapped = None
         self.is_collective = False
         self.effectful = False
-        # Elementwise primitives keep their operands' sharding (SHD-41).
-        self.elementwise = False
+        # ``sharding_rule(params, in_dims, in_avals, out_avals)``: the mesh
+        # axes of each result dimension (SPEC SHD-46); None: replicated.
+        self.sharding_rule = None
+        # ``key_reuse``: what the primitive does to PRNG-key operands, a
+        # ``KeyReuseSignature`` or a function of the equation (SPEC RNG-66,
+        # ``interpreters/key_reuse.py``); None consumes every key operand.
+        self.key_reuse = None
         # Printing hooks: ``pp_params(params) -> params to show`` or a full
         # ``pp_rule(eqn, context) -> Doc`` (SPEC JXP-1).
         self.pp_params = None

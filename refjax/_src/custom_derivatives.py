@@ -14,7 +14,7 @@ import functools
 import inspect
 
 from refjax._src.interpreters import ad, batching
-from refjax._src import core, errors
+from refjax._src import core, errors, placement
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src import tree_util
 from refjax._src.interpreters.ad import Zero
@@ -158,6 +158,7 @@ class custom_jvp:
 
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.sharding_rule = placement.call_sharding_rule("call_jaxpr")
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 
 
@@ -308,6 +309,7 @@ class custom_vjp:
 
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.sharding_rule = placement.call_sharding_rule("call_jaxpr")
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 def_call(custom_vjp_call_p, "call_jaxpr")
 custom_vjp_call_p.pp_rule = _pp_custom_call

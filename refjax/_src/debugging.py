@@ -9,13 +9,12 @@ import string
 
 import numpy as np
 
-from refjax._src.interpreters import ad
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
 from refjax._src.core import Primitive, ShapedArray
-from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 
 
@@ -147,6 +146,7 @@ def _check_fields(fmt, args, kwargs):
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
 debug_callback_p.effectful = True
+debug_callback_p.key_reuse = kr.NO_KEYS   # callbacks consume no key (RNG-66)
 
 
 @debug_callback_p.def_abstract_eval

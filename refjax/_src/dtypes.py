@@ -74,6 +74,11 @@ class ExtendedDType:
 
     type = extended
     kind = "V"
+    # The trailing shape of one element's physical data: an array of this
+    # dtype and shape ``s`` holds data of shape ``s + data_shape`` (a
+    # threefry key: ``(2,)`` uint32 words).  Primitives' ``physical`` rules
+    # extend their parameters over these axes (SPEC RNG-20).
+    data_shape = ()
 
     def __repr__(self):
         return self.name

@@ -1,4 +1,4 @@
-"""Meshes, partition specs and shardings (SPEC SHD-1 .. SHD-29).
+"""Meshes, partition specs and shardings (SPEC SHD-1 .. SHD-21).
 
 A *sharding* says which part of an array each device holds.  refjax keeps
 JAX's objects and their arithmetic: a ``Mesh`` is an n-d grid of devices with
@@ -461,3 +461,37 @@ class Shard:
     def __repr__(self):
         return (f"Shard(device={self.device!r}, index={self.index}, "
                 f"replica_id={self.replica_id}, data={self.data})")
+
+
+# ---------------------------------------------------------------------------
+# Sharding propagation rules shared by many primitives (SPEC SHD-37 .. SHD-46)
+# ---------------------------------------------------------------------------
+# A primitive's ``sharding_rule(params, in_dims, in_avals, out_avals)`` gives,
+# per output, the mesh axes splitting each dimension (``in_dims`` entries are
+# None for unsharded operands).  A primitive without one gives replicated
+# results.
+
+def elementwise_sharding_rule(params, in_dims, in_avals, out_avals):
+    """Elementwise ops keep the sharding of their full-rank operands (SHD-37)."""
+    ndim = out_avals[0].ndim
+    dims = [()] * ndim
+    for d, a in zip(in_dims, in_avals):
+        if d is None or a.ndim != ndim:
+            continue
+        for i, axes in enumerate(d):
+            if not dims[i] and axes and a.shape[i] == out_avals[0].shape[i]:
+                dims[i] = axes
+    return [tuple(dims)] * len(out_avals)
+
+
+def reduce_sharding_rule(params, in_dims, in_avals, out_avals):
+    """Reduced dimensions drop their axes: reducing over a sharded dimension
+    gives a replicated result (SHD-38)."""
+    axes = set(params["axes"])
+    d = in_dims[0] or ((),) * in_avals[0].ndim
+    return [tuple(x for i, x in enumerate(d) if i not in axes)] * len(out_avals)
+
+
+def replicated_sharding_rule(params, in_dims, in_avals, out_avals):
+    """No rule: results are replicated (compiler-dependent in JAX, SHD-42)."""
+    return [((),) * a.ndim for a in out_avals]

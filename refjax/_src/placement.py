@@ -1,4 +1,4 @@
-"""Placing arrays on devices and propagating shardings (SPEC SHD-13 .. SHD-49).
+"""Placing arrays on devices and propagating shardings (SPEC SHD-13 .. SHD-46).
 
 Computation in refjax runs on global values (a sharded operand is gathered
 from its shards); what this module decides is *where results live*:
@@ -8,9 +8,10 @@ from its shards); what this module decides is *where results live*:
   result committed there, operands on different devices raise JAX's error;
 * with NamedSharding operands (or ``with_sharding_constraint``, or jit's
   ``in_shardings``/``out_shardings``), a result's PartitionSpec comes from
-  a small table of propagation rules, one per kind of primitive, applied
-  equation by equation over the jaxpr (SHD-40).  Primitives without a rule
-  give replicated results; that choice is compiler-dependent in JAX.
+  each primitive's ``sharding_rule`` (defined next to the primitive; the
+  shared ones in ``mesh.py``), applied equation by equation over the jaxpr
+  (SHD-46).  Primitives without a rule give replicated results; that choice
+  is compiler-dependent in JAX (SHD-42).
 
 A placement during propagation is ``dims``: per array dimension, the tuple of
 mesh axes splitting it; ``None`` means "not sharded by anything".
@@ -328,12 +329,12 @@ def _constraint_mesh(jaxpr):
 
 
 # ---------------------------------------------------------------------------
-# Propagation (SHD-40 .. SHD-45)
+# Propagation (SHD-37 .. SHD-46)
 # ---------------------------------------------------------------------------
 
 def propagate(jaxpr, in_dims):
     """Per output of ``jaxpr``: its dims (None: not sharded), given the
-    inputs' dims, one equation at a time (SHD-40)."""
+    inputs' dims, one equation at a time (SHD-46)."""
     env = {}
     for v, d in zip(jaxpr.invars, in_dims):
         env[v] = d
@@ -341,7 +342,8 @@ def propagate(jaxpr, in_dims):
         ins = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
         if eqn.primitive is sharding_constraint_p:
             outs = [eqn.params["sharding"]._dims(eqn.outvars[0].aval.ndim)]
-        elif all(d is None for d in ins) and eqn.primitive.name not in _CALLS:
+        elif all(d is None for d in ins) and not getattr(
+                eqn.primitive.sharding_rule, "reads_body", False):
             outs = [None] * len(eqn.outvars)
         else:
             outs = rule_for(eqn.primitive)(
@@ -371,127 +373,23 @@ def _valid_dims(dims, shape, mesh):
     return tuple(out)
 
 
-def _elementwise_rule(params, in_dims, in_avals, out_avals):
-    """Elementwise ops keep the sharding of their full-rank operands (SHD-41)."""
-    ndim = out_avals[0].ndim
-    dims = [()] * ndim
-    for d, a in zip(in_dims, in_avals):
-        if d is None or a.ndim != ndim:
-            continue
-        for i, axes in enumerate(d):
-            if not dims[i] and axes and a.shape[i] == out_avals[0].shape[i]:
-                dims[i] = axes
-    return [tuple(dims)] * len(out_avals)
-
-
-def _reduce_rule(params, in_dims, in_avals, out_avals):
-    """Reduced dimensions drop their axes: reducing over a sharded dimension
-    gives a replicated result (SHD-42)."""
-    axes = set(params["axes"])
-    d = in_dims[0] or ((),) * in_avals[0].ndim
-    return [tuple(x for i, x in enumerate(d) if i not in axes)] * len(out_avals)
-
-
-def _dot_general_rule(params, in_dims, in_avals, out_avals):
-    """Batch and free dimensions keep their axes; contracted ones drop them
-    (SHD-43)."""
-    (lc, rc), (lb, rb) = params["dimension_numbers"]
-    ld = in_dims[0] or ((),) * in_avals[0].ndim
-    rd = in_dims[1] or ((),) * in_avals[1].ndim
-    batch = [ld[i] or rd[j] for i, j in zip(lb, rb)]
-    lfree = [ld[i] for i in range(len(ld)) if i not in lc and i not in lb]
-    rfree = [rd[i] for i in range(len(rd)) if i not in rc and i not in rb]
-    return [tuple(batch + lfree + rfree)]
-
-
-def _transpose_rule(params, in_dims, in_avals, out_avals):
-    d = in_dims[0]
-    return [tuple(d[p] for p in params["permutation"])]
-
-
-def _broadcast_in_dim_rule(params, in_dims, in_avals, out_avals):
-    dims = [()] * out_avals[0].ndim
-    shape = out_avals[0].shape
-    for i, j in enumerate(params["broadcast_dimensions"]):
-        if in_avals[0].shape[i] == shape[j]:
-            dims[j] = in_dims[0][i]
-    return [tuple(dims)]
-
-
-def _squeeze_rule(params, in_dims, in_avals, out_avals):
-    gone = {a % in_avals[0].ndim for a in params["dimensions"]}
-    return [tuple(x for i, x in enumerate(in_dims[0]) if i not in gone)]
-
-
-def _reshape_rule(params, in_dims, in_avals, out_avals):
-    """Where a run of input dims maps onto a run of output dims, the major
-    input dim's axes go to the major output dim (SHD-44)."""
-    src, dst = in_avals[0].shape, out_avals[0].shape
-    d = in_dims[0]
-    out = [()] * len(dst)
-    i = j = 0
-    while i < len(src) and j < len(dst):
-        gi, gj = [i], [j]
-        a, b = src[i], dst[j]
-        while a != b:
-            if a < b:
-                i += 1
-                if i >= len(src):
-                    break
-                gi.append(i)
-                a *= src[i]
-            else:
-                j += 1
-                if j >= len(dst):
-                    break
-                gj.append(j)
-                b *= dst[j]
-        if all(not d[k] for k in gi[1:]):
-            out[gj[0]] = d[gi[0]]
-        i, j = gi[-1] + 1, gj[-1] + 1
-    return [tuple(out)]
-
-
-def _call_rule(key):
-    """Calls (nested jit, custom derivatives): propagate through the body."""
+def call_sharding_rule(key):
+    """The sharding rule of a call (nested jit, custom derivatives): propagate
+    through the body in ``params[key]``, even from unsharded operands, since
+    the body may hold sharding constraints (SHD-46)."""
     def rule(params, in_dims, in_avals, out_avals):
         closed = params[key]
         jaxpr = getattr(closed, "jaxpr", closed)
         n_extra = len(in_dims) - len(jaxpr.invars)
         return propagate(jaxpr, in_dims[n_extra:] if n_extra > 0 else in_dims)
+    rule.reads_body = True
     return rule
 
 
-def _replicated_rule(params, in_dims, in_avals, out_avals):
-    """No rule: results are replicated (compiler-dependent in JAX, SHD-45)."""
-    return [((),) * a.ndim for a in out_avals]
-
-
-_RULES = {
-    "reduce_sum": _reduce_rule, "reduce_max": _reduce_rule,
-    "reduce_min": _reduce_rule, "reduce_prod": _reduce_rule,
-    "reduce_and": _reduce_rule, "reduce_or": _reduce_rule,
-    "reduce_xor": _reduce_rule, "argmax": _reduce_rule, "argmin": _reduce_rule,
-    "dot_general": _dot_general_rule, "transpose": _transpose_rule,
-    "broadcast_in_dim": _broadcast_in_dim_rule, "squeeze": _squeeze_rule,
-    "reshape": _reshape_rule, "select_n": _elementwise_rule,
-    "clamp": _elementwise_rule,
-    "jit": _call_rule("jaxpr"), "custom_jvp_call": _call_rule("call_jaxpr"),
-    "custom_vjp_call": _call_rule("call_jaxpr"),
-}
-
-
-_CALLS = ("jit", "custom_jvp_call", "custom_vjp_call")
-
-
 def rule_for(primitive):
-    """The propagation rule of ``primitive`` (one table, SHD-40)."""
-    rule = _RULES.get(primitive.name)
-    if rule is not None:
-        return rule
-    if primitive.elementwise:
-        return _elementwise_rule
-    return _replicated_rule
+    """The propagation rule of ``primitive``: its ``sharding_rule``, else
+    replicated results (SHD-42, SHD-46)."""
+    return primitive.sharding_rule or shd.replicated_sharding_rule
 
 
 # ---------------------------------------------------------------------------

@@ -38,9 +38,7 @@ from refjax._src.lax.dot import (  # noqa: F401
     Precision, batch_matmul, dot, dot_general, dot_general_p,
 )
 from refjax._src.lax.fft import FftType, fft, fft_p  # noqa: F401
-from refjax._src.lax.other import (  # noqa: F401
-    reduce_precision, reduce_precision_p, top_k, top_k_p,
-)
+from refjax._src.lax.lax import reduce_precision, reduce_precision_p  # noqa: F401
 from refjax._src.lax.parallel import (  # noqa: F401
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p,
     axis_size, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum,
@@ -67,6 +65,8 @@ from refjax._src.lax.slicing import (  # noqa: F401
     scatter_add_p, scatter_apply, scatter_max, scatter_max_p, scatter_min,
     scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p,
 )
-from refjax._src.lax.sorting import sort, sort_key_val, sort_p  # noqa: F401
+from refjax._src.lax.sorting import (  # noqa: F401
+    sort, sort_key_val, sort_p, top_k, top_k_p,
+)
 from refjax._src.placement import with_sharding_constraint  # noqa: F401
 from refjax.lax import linalg  # noqa: F401

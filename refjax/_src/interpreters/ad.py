@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from refjax._src.interpreters import batching
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, mesh
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.core import Primitive, ShapedArray, Tracer, set_current_trace
 
@@ -650,6 +650,7 @@ def _stop_gradient_jvp(primals, tangents):
 
 stop_gradient_p.jvp = _stop_gradient_jvp
 batching.defvectorized(stop_gradient_p)
+stop_gradient_p.sharding_rule = mesh.elementwise_sharding_rule
 
 
 def stop_gradient(x):

@@ -232,7 +232,6 @@ def defvectorized(prim):
             return out, list(dims) * len(out) if len(dims) == 1 else dims
         return out, dims[0]
     prim.batch = rule
-    prim.elementwise = True
     return rule
 
 
@@ -246,7 +245,6 @@ def defbroadcasting(prim):
     gets a leading size-1 axis, which the primitive broadcasts."""
     prim.batch = lambda axis_data, vals, dims, **params: broadcast_batcher(
         prim, vals, dims, params)
-    prim.elementwise = True
     return prim.batch
 
 

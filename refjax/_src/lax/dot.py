@@ -15,6 +15,8 @@ import operator
 
 import math
 
+from typing import NamedTuple
+
 import numpy as np
 
 from refjax._src.interpreters import ad
@@ -85,30 +87,46 @@ def _dot_general_dtype(lhs, rhs, preferred):
     return preferred
 
 
+class _Layout(NamedTuple):
+    """How ``dot_general`` runs as one batched ``matmul``: the operands
+    transposed to (batch, free, contract) and (batch, contract, free), then
+    reshaped to 3-D; ``k`` is the contracted size."""
+    lperm: tuple
+    rperm: tuple
+    a_shape: tuple
+    b_shape: tuple
+    out_shape: tuple
+    k: int
+
+
+def _layout(lhs_shape, rhs_shape, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lfree = [i for i in range(len(lhs_shape)) if i not in lc and i not in lb]
+    rfree = [i for i in range(len(rhs_shape)) if i not in rc and i not in rb]
+    batch = tuple(lhs_shape[i] for i in lb)
+    lf = tuple(lhs_shape[i] for i in lfree)
+    rf = tuple(rhs_shape[i] for i in rfree)
+    k = math.prod(lhs_shape[i] for i in lc)
+    return _Layout((*lb, *lfree, *lc), (*rb, *rc, *rfree),
+                   batch + (math.prod(lf), k), batch + (k, math.prod(rf)),
+                   batch + lf + rf, k)
+
+
 @dot_general_p.def_impl
 def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
                       preferred_element_type, out_sharding):
-    """One batched ``matmul``: operands laid out as (batch, free, contract)
-    and (batch, contract, free), so the contraction runs in BLAS."""
+    """One batched ``matmul``, so the contraction runs in BLAS."""
     xp = _xp()
-    (lc, rc), (lb, rb) = dimension_numbers
-    lfree = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
-    rfree = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
-    batch = tuple(lhs.shape[i] for i in lb)
-    lf = tuple(lhs.shape[i] for i in lfree)
-    rf = tuple(rhs.shape[i] for i in rfree)
-    k = math.prod(lhs.shape[i] for i in lc)
+    lay = _layout(lhs.shape, rhs.shape, dimension_numbers)
     out_dtype = preferred_element_type or lhs.dtype
     compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
-    lt = xp.transpose(lhs.astype(compute, copy=False), (*lb, *lfree, *lc))
-    rt = xp.transpose(rhs.astype(compute, copy=False), (*rb, *rc, *rfree))
-    a = lt.reshape(batch + (math.prod(lf), k))
-    b = rt.reshape(batch + (k, math.prod(rf)))
+    a = xp.transpose(lhs.astype(compute, copy=False), lay.lperm).reshape(lay.a_shape)
+    b = xp.transpose(rhs.astype(compute, copy=False), lay.rperm).reshape(lay.b_shape)
     with np.errstate(all="ignore"):
         # Nothing contracted (outer products, as per-example gradients
         # make): a broadcast multiply beats many one-column matmuls.
-        out = a * b if k == 1 else xp.matmul(a, b)
-    return out.reshape(batch + lf + rf).astype(out_dtype, copy=False)
+        out = a * b if lay.k == 1 else xp.matmul(a, b)
+    return out.reshape(lay.out_shape).astype(out_dtype, copy=False)
 
 
 def _specialize_dot_general(avals_in, avals_out, dimension_numbers, precision,
@@ -118,18 +136,9 @@ def _specialize_dot_general(avals_in, avals_out, dimension_numbers, precision,
     transposes and casts that are not no-ops."""
     lhs, rhs = avals_in
     out_dtype = avals_out[0].dtype
-    (lc, rc), (lb, rb) = dimension_numbers
-    lfree = [i for i in range(len(lhs.shape)) if i not in lc and i not in lb]
-    rfree = [i for i in range(len(rhs.shape)) if i not in rc and i not in rb]
-    batch = tuple(lhs.shape[i] for i in lb)
-    lf = tuple(lhs.shape[i] for i in lfree)
-    rf = tuple(rhs.shape[i] for i in rfree)
-    k = math.prod(lhs.shape[i] for i in lc)
+    lperm, rperm, a_shape, b_shape, out_shape, k = _layout(
+        lhs.shape, rhs.shape, dimension_numbers)
     compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
-    lperm, rperm = (*lb, *lfree, *lc), (*rb, *rc, *rfree)
-    a_shape = batch + (math.prod(lf), k)
-    b_shape = batch + (k, math.prod(rf))
-    out_shape = batch + lf + rf
     xp = _xp()
     # Each step is kept only when it changes something.
     cast_l = lhs.dtype != compute
@@ -341,3 +350,18 @@ def _batched_dimension_numbers(lhs_ndim, dims, dimension_numbers):
 
 
 dot_general_p.batch = _dot_general_batch_rule
+
+
+def _dot_general_sharding(params, in_dims, in_avals, out_avals):
+    """Batch and free dimensions keep their axes; contracted ones drop them
+    (SHD-39)."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    ld = in_dims[0] or ((),) * in_avals[0].ndim
+    rd = in_dims[1] or ((),) * in_avals[1].ndim
+    batch = [ld[i] or rd[j] for i, j in zip(lb, rb)]
+    lfree = [ld[i] for i in range(len(ld)) if i not in lc and i not in lb]
+    rfree = [rd[i] for i in range(len(rd)) if i not in rc and i not in rb]
+    return [tuple(batch + lfree + rfree)]
+
+
+dot_general_p.sharding_rule = _dot_general_sharding

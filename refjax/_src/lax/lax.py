@@ -22,10 +22,11 @@ import operator
 import numpy as np
 
 from refjax._src.interpreters import ad
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import batching
 from refjax._src import backend as _backend
 from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import dtypes, mesh
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.fperrors import quiet
@@ -33,6 +34,8 @@ from refjax._src.lax import xla_cpu_math
 
 
 def _xp():
+    """The active backend's array module (NumPy or CuPy): lax kernels reach
+    array functions only through it (SPEC BE-1)."""
     return _backend.get().xp
 
 
@@ -248,6 +251,7 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
     # Batching (SPEC VMAP-2): unary ops keep the batch dim; n-ary ones
     # align operands as broadcasting requires.
     batching.defbroadcasting(prim)
+    prim.sharding_rule = mesh.elementwise_sharding_rule    # SPEC SHD-37
     if accuracy:
         prim.pp_params = _hide_none("accuracy")
     if out_dtype_param:
@@ -538,6 +542,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
 
 ad.defjvp_zero(round_p)
 batching.defvectorized(round_p)  # SPEC VMAP-28
+round_p.sharding_rule = mesh.elementwise_sharding_rule
 
 
 def _popcount(x):
@@ -604,6 +609,7 @@ def _integer_pow_jvp(g, x, y):
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
 batching.defvectorized(integer_pow_p)  # SPEC VMAP-28
+integer_pow_p.sharding_rule = mesh.elementwise_sharding_rule
 
 
 # Binary operations -------------------------------------------------------
@@ -755,6 +761,34 @@ shift_right_logical_p, shift_right_logical = _binary(
     "shift_right_logical", _int, _shift_right_logical)
 eq_p, eq = _binary("eq", _any, lambda x, y: x == y, result_dtype=_to_bool)
 ne_p, ne = _binary("ne", _any, lambda x, y: x != y, result_dtype=_to_bool)
+
+
+def _compare_whole_elements(prim):
+    """``==`` and ``!=`` on extended dtypes (PRNG keys) compare whole keys
+    (SPEC RNG-20); other comparisons and all arithmetic reject keys."""
+    numeric = prim.abstract_eval
+
+    def abstract_eval(x, y, **params):
+        if not (dtypes.is_extended(x.dtype) or dtypes.is_extended(y.dtype)):
+            return numeric(x, y, **params)
+        if x.dtype != y.dtype:
+            raise TypeError(f"{prim.name} does not accept dtypes "
+                            f"{x.dtype.name}, {y.dtype.name}.")
+        return ShapedArray(np.broadcast_shapes(x.shape, y.shape), dtypes.bool_)
+
+    def physical(buffers, avals_in, avals_out):
+        x, y = buffers
+        axes = tuple(range(-len(avals_in[0].dtype.data_shape), 0))
+        same = _xp().all(x == y, axis=axes)
+        return same if prim is eq_p else ~same
+
+    prim.abstract_eval = abstract_eval
+    prim.physical = physical
+
+
+_compare_whole_elements(eq_p)
+_compare_whole_elements(ne_p)
+eq_p.key_reuse = ne_p.key_reuse = kr.NO_KEYS   # comparing consumes no key (RNG-66)
 # Orderings are not defined on complex numbers (eq/ne are).
 _ordered = _int + _float + _bool
 lt_p, lt = _binary("lt", _ordered, lambda x, y: x < y, result_dtype=_to_bool)
@@ -966,6 +1000,30 @@ def _select_n_batch(axis_data, vals, dims):
 select_n_p.batch = _select_n_batch
 
 
+def _select_n_physical(buffers, avals_in, avals_out):
+    """Key cases (SPEC RNG-20): the selector broadcasts over the key data."""
+    which, *cases = buffers
+    if np.ndim(which):
+        which = which.reshape(which.shape + (1,) * len(avals_in[1].dtype.data_shape))
+    return select_n_p.impl(which, *cases)
+
+
+select_n_p.physical = _select_n_physical
+select_n_p.sharding_rule = mesh.elementwise_sharding_rule
+
+
+def data_axes(rank, aval):
+    """The trailing physical-data axes of an extended-dtype array of rank
+    ``rank`` (SPEC RNG-20)."""
+    return tuple(range(rank, rank + len(aval.dtype.data_shape)))
+
+
+def physical_same_params(prim):
+    """The ``physical`` rule of a primitive whose axis parameters already
+    index the leading (element) axes: its impl applies to the data as is."""
+    return lambda buffers, avals_in, avals_out, **params: prim.impl(*buffers, **params)
+
+
 clamp_p = Primitive("clamp")
 
 
@@ -1047,6 +1105,7 @@ def _clamp_batch(axis_data, vals, dims):
 
 
 clamp_p.batch = _clamp_batch
+clamp_p.sharding_rule = mesh.elementwise_sharding_rule
 
 
 # ---------------------------------------------------------------------------
@@ -1200,6 +1259,8 @@ convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
 # Each element is converted alone, dtype and weak type as given (SPEC VMAP-28).
 batching.defvectorized(convert_element_type_p)
+convert_element_type_p.sharding_rule = mesh.elementwise_sharding_rule
+convert_element_type_p.key_reuse = kr.FORWARD   # SPEC RNG-66
 
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
@@ -1343,6 +1404,82 @@ ad.defjvp2(fma_p, lambda g, ans, x, y, z: _to_shape_of(mul(g, y), ans),
 def fma(x, y, z):
     """``x * y + z`` with one rounding (the ``fma`` primitive)."""
     return fma_p.bind(x, y, z)
+
+
+# ---------------------------------------------------------------------------
+# reduce_precision (SPEC NP-59)
+# ---------------------------------------------------------------------------
+
+reduce_precision_p = Primitive("reduce_precision")
+
+
+@reduce_precision_p.def_abstract_eval
+def _reduce_precision_abstract_eval(x, exponent_bits, mantissa_bits):
+    if not dtypes.issubdtype(x.dtype, np.floating):
+        raise TypeError("reduce_precision does not accept dtype "
+                        f"{x.dtype.name}. Accepted dtypes are subtypes of floating.")
+    if exponent_bits < 1:
+        raise ValueError(f"exponent_bits argument must be at least 1, got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(f"mantissa_bits argument must be at least 0, got {mantissa_bits}")
+    return x
+
+
+def _float_layout(dt):
+    info = dtypes.finfo(dt)
+    return dt.itemsize * 8, int(info.nexp), int(info.nmant)
+
+
+@reduce_precision_p.def_impl
+def _reduce_precision_impl(x, exponent_bits, mantissa_bits):
+    """Round the mantissa to nearest even, then flush exponents outside the
+    reduced range to zero or infinity, working on the bit pattern."""
+    xp = _xp()
+    nbits, src_exp, src_mant = _float_layout(x.dtype)
+    udt = np.dtype(f"u{x.dtype.itemsize}")
+    one = udt.type(1)
+    bits = x.copy().view(udt)
+    if mantissa_bits < src_mant:
+        shift = udt.type(src_mant - mantissa_bits)
+        last_bit = one << shift
+        bias = (last_bit >> one) - one
+        odd = (bits & last_bit) >> shift
+        bits = (bits + odd + bias) & ~(last_bit - one)
+    if exponent_bits < src_exp:
+        sign_mask = one << udt.type(nbits - 1)
+        exp_mask = ((one << udt.type(src_exp)) - one) << udt.type(src_mant)
+        src_bias = (1 << (src_exp - 1)) - 1
+        red_bias = (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exp_mask
+        over = exponent > udt.type((src_bias + red_bias) << src_mant)
+        under = exponent <= udt.type((src_bias - red_bias) << src_mant)
+        signed_zero = bits & sign_mask
+        bits = xp.where(over, signed_zero | exp_mask,
+                        xp.where(under, signed_zero, bits)).astype(udt)
+    out = bits.view(x.dtype)
+    if mantissa_bits > 0:
+        out = xp.where(xp.isnan(x), x, out).astype(x.dtype)
+    return out
+
+
+def _reduce_precision_transpose(ct, x, *, exponent_bits, mantissa_bits):
+    """Treated as linear, as JAX does: tangents and cotangents are rounded
+    the same way (SPEC AD-37)."""
+    return [reduce_precision_p.bind(ct, exponent_bits=exponent_bits,
+                                    mantissa_bits=mantissa_bits)]
+
+
+ad.deflinear(reduce_precision_p, _reduce_precision_transpose)
+# Rounding acts on each element alone (SPEC VMAP-28).
+batching.defvectorized(reduce_precision_p)
+reduce_precision_p.sharding_rule = mesh.elementwise_sharding_rule
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """Round ``operand`` as if to a float with the given exponent and
+    mantissa widths, keeping its dtype (SPEC NP-59)."""
+    return reduce_precision_p.bind(operand, exponent_bits=operator.index(exponent_bits),
+                                   mantissa_bits=operator.index(mantissa_bits))
 
 
 # ---------------------------------------------------------------------------

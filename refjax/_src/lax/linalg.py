@@ -26,10 +26,8 @@ from refjax._src.lax import lax
 from refjax._src.lax import dot
 from refjax._src.lax import reductions
 from refjax._src.lax import shapes as lax_shapes
+from refjax._src.lax.lax import _xp
 
-
-def _xp():
-    return _backend.get().xp
 
 
 def _linalg_error():

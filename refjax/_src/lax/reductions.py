@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from refjax._src.interpreters import ad, batching
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, mesh
 from refjax._src.backend import get as _backend
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.custom_derivatives import custom_jvp
@@ -29,6 +29,7 @@ from refjax._src.lax.lax import (_any, _check_dtype, _float, _ints_bool, _num,
 
 def _reduction(name, classes, impl, extra_params=()):
     prim = Primitive(name)
+    prim.sharding_rule = mesh.reduce_sharding_rule    # SPEC SHD-38
 
     def abstract_eval(x, axes, **params):
         _check_dtype(name, x.dtype, classes)
@@ -201,6 +202,7 @@ for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p,
 
 def _arg_reduction(name, np_fn):
     prim = Primitive(name)
+    prim.sharding_rule = mesh.reduce_sharding_rule    # SPEC SHD-38
 
     def abstract_eval(x, axes, index_dtype):
         _check_dtype(name, x.dtype, _any)

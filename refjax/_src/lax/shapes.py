@@ -17,7 +17,8 @@ import operator
 import numpy as np
 
 from refjax._src.interpreters import ad, batching
-from refjax._src import core, dtypes
+from refjax._src.interpreters import key_reuse as kr
+from refjax._src import core, dtypes, mesh
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.lax import lax
 from refjax._src.lax import reductions
@@ -134,6 +135,30 @@ def _broadcast_in_dim_batch(axis_data, vals, dims, *, shape, broadcast_dimension
 broadcast_in_dim_p.batch = _broadcast_in_dim_batch
 
 
+def _broadcast_in_dim_sharding(params, in_dims, in_avals, out_avals):
+    dims = [()] * out_avals[0].ndim
+    shape = out_avals[0].shape
+    for i, j in enumerate(params["broadcast_dimensions"]):
+        if in_avals[0].shape[i] == shape[j]:
+            dims[j] = in_dims[0][i]
+    return [tuple(dims)]
+
+
+broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
+
+
+def _broadcast_in_dim_physical(b, ai, ao, *, shape, broadcast_dimensions, sharding):
+    """Keys (SPEC RNG-20): the key-data axes are carried along, unbroadcast."""
+    return broadcast_in_dim_p.impl(
+        b[0], shape=tuple(shape) + ai[0].dtype.data_shape,
+        broadcast_dimensions=tuple(broadcast_dimensions) + lax.data_axes(len(shape), ai[0]),
+        sharding=sharding)
+
+
+broadcast_in_dim_p.physical = _broadcast_in_dim_physical
+broadcast_in_dim_p.key_reuse = kr.FORWARD   # SPEC RNG-66
+
+
 reshape_p = Primitive("reshape")
 
 
@@ -190,6 +215,49 @@ def _reshape_batch(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
 reshape_p.batch = _reshape_batch
 
 
+def _reshape_sharding(params, in_dims, in_avals, out_avals):
+    """Where a run of input dims maps onto a run of output dims, the major
+    input dim's axes go to the major output dim (SHD-46)."""
+    src, dst = in_avals[0].shape, out_avals[0].shape
+    d = in_dims[0]
+    out = [()] * len(dst)
+    i = j = 0
+    while i < len(src) and j < len(dst):
+        gi, gj = [i], [j]
+        a, b = src[i], dst[j]
+        while a != b:
+            if a < b:
+                i += 1
+                if i >= len(src):
+                    break
+                gi.append(i)
+                a *= src[i]
+            else:
+                j += 1
+                if j >= len(dst):
+                    break
+                gj.append(j)
+                b *= dst[j]
+        if all(not d[k] for k in gi[1:]):
+            out[gj[0]] = d[gi[0]]
+        i, j = gi[-1] + 1, gj[-1] + 1
+    return [tuple(out)]
+
+
+reshape_p.sharding_rule = _reshape_sharding
+
+
+def _reshape_physical(b, ai, ao, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        dimensions = tuple(dimensions) + lax.data_axes(len(ai[0].shape), ai[0])
+    return reshape_p.impl(b[0], new_sizes=tuple(new_sizes) + ai[0].dtype.data_shape,
+                          dimensions=dimensions, sharding=sharding)
+
+
+reshape_p.physical = _reshape_physical
+reshape_p.key_reuse = kr.FORWARD   # SPEC RNG-66
+
+
 transpose_p = Primitive("transpose")
 
 
@@ -229,6 +297,16 @@ def _transpose_batch(axis_data, vals, dims, *, permutation):
 
 
 transpose_p.batch = _transpose_batch
+
+
+def _transpose_sharding(params, in_dims, in_avals, out_avals):
+    d = in_dims[0]
+    return [tuple(d[p] for p in params["permutation"])]
+
+
+transpose_p.sharding_rule = _transpose_sharding
+transpose_p.physical = lambda b, ai, ao, *, permutation: transpose_p.impl(
+    b[0], permutation=tuple(permutation) + lax.data_axes(len(permutation), ai[0]))
 
 
 squeeze_p = Primitive("squeeze")
@@ -271,6 +349,16 @@ def _squeeze_batch(axis_data, vals, dims, *, dimensions):
 squeeze_p.batch = _squeeze_batch
 
 
+def _squeeze_sharding(params, in_dims, in_avals, out_avals):
+    gone = {a % in_avals[0].ndim for a in params["dimensions"]}
+    return [tuple(x for i, x in enumerate(in_dims[0]) if i not in gone)]
+
+
+squeeze_p.sharding_rule = _squeeze_sharding
+squeeze_p.physical = lax.physical_same_params(squeeze_p)   # keys (RNG-20)
+squeeze_p.key_reuse = kr.FORWARD   # SPEC RNG-66
+
+
 rev_p = Primitive("rev")
 
 
@@ -304,6 +392,7 @@ def _rev_batch(axis_data, vals, dims, *, dimensions):
 
 
 rev_p.batch = _rev_batch
+rev_p.physical = lax.physical_same_params(rev_p)   # keys (RNG-20)
 
 
 concatenate_p = Primitive("concatenate")
@@ -371,6 +460,18 @@ def _concatenate_batch(axis_data, vals, dims, *, dimension):
 
 
 concatenate_p.batch = _concatenate_batch
+concatenate_p.physical = lax.physical_same_params(concatenate_p)   # keys (RNG-20)
+
+
+def _concatenate_key_reuse(eqn):
+    """Joining several key arrays consumes them all; one is forwarded
+    (refjax's ``stack`` is JAX's broadcast + concatenate, RNG-69)."""
+    if len(eqn.invars) == 1:
+        return kr.KeyReuseSignature(kr.Forward(0, 0))
+    return kr.KeyReuseSignature(*(kr.Sink(i) for i in range(len(eqn.invars))), kr.Source(0))
+
+
+concatenate_p.key_reuse = _concatenate_key_reuse
 
 
 split_p = Primitive("split", multiple_results=True)
@@ -422,6 +523,7 @@ def _split_batch(axis_data, vals, dims, *, sizes, axis):
 
 
 split_p.batch = _split_batch
+split_p.physical = lax.physical_same_params(split_p)   # keys (RNG-20)
 
 
 stack_p = Primitive("stack")
@@ -483,6 +585,8 @@ def _stack_batch(axis_data, vals, dims, *, axis):
 
 
 stack_p.batch = _stack_batch
+stack_p.physical = lax.physical_same_params(stack_p)   # keys (RNG-20)
+stack_p.key_reuse = _concatenate_key_reuse
 
 
 tile_p = Primitive("tile")
@@ -527,6 +631,8 @@ def _tile_batch(axis_data, vals, dims, *, reps):
 
 
 tile_p.batch = _tile_batch
+tile_p.physical = lambda b, ai, ao, *, reps: tile_p.impl(
+    b[0], reps=tuple(reps) + (1,) * len(ai[0].dtype.data_shape))
 
 
 pad_p = Primitive("pad")
@@ -730,6 +836,33 @@ def _slice_batch(axis_data, vals, dims, *, start_indices, limit_indices, strides
 slice_p.batch = _slice_batch
 
 
+def _slice_physical(b, ai, ao, *, start_indices, limit_indices, strides):
+    k = ai[0].dtype.data_shape
+    return slice_p.impl(
+        b[0], start_indices=tuple(start_indices) + (0,) * len(k),
+        limit_indices=tuple(limit_indices) + k,
+        strides=None if strides is None else tuple(strides) + (1,) * len(k))
+
+
+slice_p.physical = _slice_physical
+
+
+def _slice_key_reuse(eqn):
+    """``slice`` consumes exactly the sliced keys and returns fresh keys,
+    so distinct elements of a split key array stay usable (RNG-69)."""
+    aval = eqn.invars[0].aval
+    if not kr.is_key(eqn.invars[0]):
+        return kr.KeyReuseSignature(kr.Forward(0, 0))
+    p = eqn.params
+    strides = p["strides"] or (1,) * len(p["start_indices"])
+    mask = np.zeros(aval.shape, dtype=bool)
+    mask[tuple(map(builtins.slice, p["start_indices"], p["limit_indices"], strides))] = True
+    return kr.KeyReuseSignature(kr.Sink(0, mask), kr.Source(0))
+
+
+slice_p.key_reuse = _slice_key_reuse
+
+
 iota_p = Primitive("iota")
 
 
@@ -779,6 +912,9 @@ ad.deflinear(copy_p, lambda ct, operand: [copy_p.bind(ct)])
 # A copy acts on each element alone (SPEC VMAP-28).  ``iota`` has no operands,
 # so it never sees a batched value and needs no rule.
 batching.defvectorized(copy_p)
+copy_p.sharding_rule = mesh.elementwise_sharding_rule
+copy_p.physical = lax.physical_same_params(copy_p)   # keys (RNG-20)
+copy_p.key_reuse = kr.FORWARD   # SPEC RNG-66
 
 # Core and the interpreters apply these to tracers (``core.lax_ops``).
 core.lax_ops.install(

@@ -28,6 +28,7 @@ import numpy as np
 
 from refjax._src import api
 from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src import backend as _backend
 from refjax._src import core
@@ -35,10 +36,8 @@ from refjax._src import dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.lax import lax
 from refjax._src.lax import shapes
+from refjax._src.lax.lax import _xp
 
-
-def _xp():
-    return _backend.get().xp
 
 
 def _dtype_of(x):
@@ -1048,58 +1047,39 @@ def _bind_scatter(prim, op, operand, indices, updates, dnums, indices_are_sorted
                      mode=GatherScatterMode.from_any(mode))
 
 
-def scatter(operand, scatter_indices, updates, dimension_numbers, *,
-            indices_are_sorted=False, unique_indices=False, mode=None):
-    """``operand`` with ``updates`` written at ``scatter_indices`` (IDX-17).
-
-    Out-of-bounds windows are dropped (``mode=None`` is FILL_OR_DROP);
-    among duplicate positions refjax keeps the last update, JAX leaves it
-    unspecified.
-    """
-    return _bind_scatter(scatter_p, None, operand, scatter_indices, updates,
-                         dimension_numbers, indices_are_sorted, unique_indices,
-                         mode)
-
-
-def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """``operand`` plus ``updates`` at ``scatter_indices``; duplicates all
-    add (IDX-17)."""
-    return _bind_scatter(scatter_add_p, lax.add, operand, scatter_indices,
-                         updates, dimension_numbers, indices_are_sorted,
-                         unique_indices, mode)
+def _scatter_function(name, primitive, combine, doc):
+    """The public function binding one scatter primitive; ``combine`` joins
+    an operand element with an update (None: the update replaces it)."""
+    def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
+                   indices_are_sorted=False, unique_indices=False, mode=None):
+        return _bind_scatter(primitive, combine, operand, scatter_indices, updates,
+                             dimension_numbers, indices_are_sorted, unique_indices,
+                             mode)
+    scatter_fn.__name__ = scatter_fn.__qualname__ = name
+    scatter_fn.__doc__ = doc
+    return scatter_fn
 
 
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """``operand`` minus ``updates`` at ``scatter_indices`` (IDX-17)."""
-    return _bind_scatter(scatter_sub_p, lax.sub, operand, scatter_indices,
-                         updates, dimension_numbers, indices_are_sorted,
-                         unique_indices, mode)
+scatter = _scatter_function("scatter", scatter_p, None, """\
+``operand`` with ``updates`` written at ``scatter_indices`` (IDX-17).
 
-
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """``operand`` times ``updates`` at ``scatter_indices`` (IDX-17)."""
-    return _bind_scatter(scatter_mul_p, lax.mul, operand, scatter_indices,
-                         updates, dimension_numbers, indices_are_sorted,
-                         unique_indices, mode)
-
-
-def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Elementwise minimum of ``operand`` and every update (IDX-17)."""
-    return _bind_scatter(scatter_min_p, lax.min, operand, scatter_indices,
-                         updates, dimension_numbers, indices_are_sorted,
-                         unique_indices, mode)
-
-
-def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Elementwise maximum of ``operand`` and every update (IDX-17)."""
-    return _bind_scatter(scatter_max_p, lax.max, operand, scatter_indices,
-                         updates, dimension_numbers, indices_are_sorted,
-                         unique_indices, mode)
+Out-of-bounds windows are dropped (``mode=None`` is FILL_OR_DROP); among
+duplicate positions refjax keeps the last update, JAX leaves it unspecified.""")
+scatter_add = _scatter_function(
+    "scatter_add", scatter_add_p, lax.add,
+    "``operand`` plus ``updates`` at ``scatter_indices``; duplicates all add (IDX-17).")
+scatter_sub = _scatter_function(
+    "scatter_sub", scatter_sub_p, lax.sub,
+    "``operand`` minus ``updates`` at ``scatter_indices`` (IDX-17).")
+scatter_mul = _scatter_function(
+    "scatter_mul", scatter_mul_p, lax.mul,
+    "``operand`` times ``updates`` at ``scatter_indices`` (IDX-17).")
+scatter_min = _scatter_function(
+    "scatter_min", scatter_min_p, lax.min,
+    "Elementwise minimum of ``operand`` and every update (IDX-17).")
+scatter_max = _scatter_function(
+    "scatter_max", scatter_max_p, lax.max,
+    "Elementwise maximum of ``operand`` and every update (IDX-17).")
 
 
 # ---------------------------------------------------------------------------
@@ -1375,6 +1355,18 @@ scatter_p.jvp = _scatter_jvp
 scatter_p.transpose = _scatter_transpose
 
 
+def _scatter_physical(b, ai, ao, *, dimension_numbers, **params):
+    """Keys (SPEC RNG-20): updates are whole keys."""
+    dnums = dimension_numbers._replace(
+        update_window_dims=tuple(dimension_numbers.update_window_dims)
+        + lax.data_axes(len(ai[2].shape), ai[0]))
+    return scatter_p.impl(*b, dimension_numbers=dnums, **params)
+
+
+scatter_p.physical = _scatter_physical
+scatter_p.key_reuse = kr.KeyReuseSignature(kr.Sink(2), kr.Forward(0, 0))   # RNG-66
+
+
 _apply_wrappers = weakref.WeakKeyDictionary()
 
 
@@ -1474,6 +1466,18 @@ def _gather_batch(axis_data, vals, dims, *, dimension_numbers, slice_sizes,
 gather_p.batch = _gather_batch
 
 
+def _gather_physical(b, ai, ao, *, dimension_numbers, slice_sizes, **params):
+    """Keys (SPEC RNG-20): each gathered slice takes whole keys."""
+    dnums = dimension_numbers._replace(
+        offset_dims=tuple(dimension_numbers.offset_dims) + lax.data_axes(len(ao.shape), ai[0]))
+    return gather_p.impl(b[0], b[1], dimension_numbers=dnums,
+                         slice_sizes=tuple(slice_sizes) + ai[0].dtype.data_shape, **params)
+
+
+gather_p.physical = _gather_physical
+gather_p.key_reuse = kr.FORWARD   # SPEC RNG-66
+
+
 def _scatter_batch(prim):
     """A scatter primitive under vmap: one wider scatter into an operand
     batched along axis 0 (broadcast first if only the indices or updates
@@ -1555,6 +1559,22 @@ def _dynamic_slice_batch(axis_data, vals, dims, *, slice_sizes):
 dynamic_slice_p.batch = _dynamic_slice_batch
 
 
+def _zero_starts(starts, aval):
+    """Start indices 0 for the key-data axes (SPEC RNG-20)."""
+    like = starts[0] if starts else np.int32(0)
+    return [_xp().zeros((), dtype=getattr(like, "dtype", np.int32))] * len(aval.dtype.data_shape)
+
+
+def _dynamic_slice_physical(b, ai, ao, *, slice_sizes):
+    operand, *starts = b
+    return dynamic_slice_p.impl(operand, *starts, *_zero_starts(starts, ai[0]),
+                                slice_sizes=tuple(slice_sizes) + ai[0].dtype.data_shape)
+
+
+dynamic_slice_p.physical = _dynamic_slice_physical
+dynamic_slice_p.key_reuse = kr.FORWARD   # SPEC RNG-66
+
+
 def _dynamic_update_slice_batch(axis_data, vals, dims):
     """dynamic_update_slice under vmap is a ``scatter`` in CLIP mode: the
     update is one window over every axis, clamped to fit as
@@ -1573,3 +1593,13 @@ def _dynamic_update_slice_batch(axis_data, vals, dims):
 
 
 dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+
+
+def _dynamic_update_slice_physical(b, ai, ao):
+    operand, update, *starts = b
+    return dynamic_update_slice_p.impl(operand, update, *starts, *_zero_starts(starts, ai[0]))
+
+
+dynamic_update_slice_p.physical = _dynamic_update_slice_physical
+# The update is consumed; the result is the operand's keys (RNG-66).
+dynamic_update_slice_p.key_reuse = kr.KeyReuseSignature(kr.Sink(1), kr.Forward(0, 0))

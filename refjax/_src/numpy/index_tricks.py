@@ -16,11 +16,11 @@ from refjax._src.lax import lax
 from refjax._src.lax import shapes
 from refjax._src.numpy import ufuncs, util
 from refjax._src.numpy.lax_numpy import (
-    _aval, _canonicalize_axis, _index_dtype_for_dim, astype, ndim, nonzero,
-    ravel, reshape, shape, size, tile, where,
+    _aval, _canonicalize_axis, _index_dtype_for_dim, astype, nonzero, ravel,
+    reshape, tile, where,
 )
 from refjax._src.numpy.contractions import (
-    _index_grids, indices, tril, triu,
+    _index_grids, tril, triu,
 )
 
 __all__ = [

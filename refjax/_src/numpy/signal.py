@@ -16,8 +16,8 @@ from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.convolution import conv_general_dilated
 from refjax._src.numpy import util
 from refjax._src.numpy.lax_numpy import (
-    _aval, _canonicalize_axis, _ensure, _flip, _static_int, append,
-    broadcast_to, concatenate, ravel,
+    _aval, _canonicalize_axis, _ensure, _flip, _static_int, broadcast_to,
+    concatenate, ravel,
 )
 
 __all__ = [

@@ -17,18 +17,15 @@ from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes
 from refjax._src.lax import sorting as lax_sorting
-from refjax._src.lax.other import top_k
+from refjax._src.lax.sorting import top_k
 from refjax._src.numpy import reductions, ufuncs, util
 from refjax._src.numpy import lax_numpy
 from refjax._src.numpy.lax_numpy import (
     _aval, _broadcast_to, _canonicalize_axis, _ensure, _zero, append, astype,
-    moveaxis, nonzero, ravel, reshape, size, swapaxes, where,
+    moveaxis, nonzero, ravel, reshape, swapaxes, where,
 )
 from refjax._src.numpy.signal import (
     diff,
-)
-from refjax._src.numpy.contractions import (
-    indices,
 )
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""``jax.random``: keys and the basic samplers (SPEC RNG-1 .. RNG-29).
+"""``jax.random``: keys and the basic samplers (SPEC RNG-1 .. RNG-23).
 
 The rules a user meets first (RNG-2 .. RNG-10):
 
@@ -8,7 +8,7 @@ The rules a user meets first (RNG-2 .. RNG-10):
   that are keys are unwrapped again, so raw in means raw out.
 * Functions are pure: the same key gives the same numbers.  ``split`` and
   ``fold_in`` derive new keys; a key used once should not be used again
-  (``jax_debug_key_reuse`` checks it, RNG-13).
+  (``jax_debug_key_reuse`` checks it, RNG-65).
 * Samplers take one key (``vmap`` over key arrays for batches), static
   shapes and dtypes, and may take traced distribution parameters.
 
@@ -126,7 +126,7 @@ def key_impl(keys):
 
 
 def clone(key):
-    """The same key, fresh for the key-reuse checker (RNG-13)."""
+    """The same key, fresh for the key-reuse checker (RNG-12)."""
     typed, wrapped = _check_prng_key("clone", key, allow_batched=True)
     return _return_prng_keys(wrapped, prng.random_clone(typed))
 

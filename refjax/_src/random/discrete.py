@@ -28,7 +28,7 @@ from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import sorting as lax_sorting
-from refjax._src.lax import other
+from refjax._src.lax import sorting as lax_sorting
 from refjax._src.lax.control_flow import loops, scan
 from refjax._src.numpy import creation, lax_numpy, reductions, sorting, ufuncs
 from refjax._src.core import canonicalize_shape
@@ -254,7 +254,7 @@ def _categorical_no_replace(key, logits, shape, batch_shape, prefix, axis, mode)
         raise ValueError(
             f"Number of samples without replacement ({k}) cannot exceed number "
             f"of categories ({logits.shape[axis]}).")
-    _, indices = other.top_k(lax_numpy.moveaxis(logits, axis, -1), k)
+    _, indices = lax_sorting.top_k(lax_numpy.moveaxis(logits, axis, -1), k)
     # indices: batch_shape + (k,); the k samples become the leading dims.
     dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
     return lax_shapes.reshape(indices, shape, dimensions)
@@ -368,7 +368,7 @@ def _choice_weighted(key, arr, shape, replace, p, axis, n_inputs, n_draws, mode)
         ind = sorting.searchsorted(p_cuml, r).astype(int)
     else:
         g = _gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + ufuncs.log(p_arr)
-        ind = other.top_k(g, n_draws)[1].astype(int)
+        ind = lax_sorting.top_k(g, n_draws)[1].astype(int)
     return ind if arr.ndim == 0 else lax_numpy.take(arr, ind, axis)
 
 

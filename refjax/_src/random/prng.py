@@ -29,19 +29,18 @@ import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src import config as _config
 from refjax._src import dtypes
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray
-from refjax._src.lax import lax, shapes, slicing
+from refjax._src.lax import lax, shapes
+from refjax._src.lax.lax import _xp
 
 _u32 = np.uint32
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16),
                32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
-
-def _xp():
-    return _backend.get().xp
 
 
 # ---------------------------------------------------------------------------
@@ -403,6 +402,10 @@ class KeyTy(dtypes.ExtendedDType):
         return f"key<{self._impl.tag}>"
 
     @property
+    def data_shape(self):
+        return self._impl.key_shape
+
+    @property
     def itemsize(self):
         return math.prod(self._impl.key_shape) * 4
 
@@ -440,7 +443,7 @@ class PRNGKeyArray(Array):
     Shape operations, indexing, ``vmap`` and the control-flow primitives
     accept it; numeric operations raise ``TypeError``; ``np.asarray`` of it
     raises too (use ``random.key_data``).  ``_consumed`` is the key-reuse
-    checker's state (RNG-13): ``False``, ``True`` or a mask over the keys."""
+    checker's state (RNG-65): ``False``, ``True`` or a mask over the keys."""
 
     __slots__ = ("_impl", "_base", "_consumed", "__weakref__")
     __hash__ = None
@@ -747,7 +750,7 @@ def random_unwrap(keys):
     return random_unwrap_p.bind(keys)
 
 
-# random_clone: the same key data as a fresh (unconsumed) key (RNG-13).
+# random_clone: the same key data as a fresh (unconsumed) key (RNG-12).
 random_clone_p = _key_primitive(
     "random_clone", lambda keys: keys,
     lambda buffers, avals_in, avals_out: buffers[0])
@@ -762,139 +765,18 @@ def random_clone(keys):
 for _prim in (random_seed_p, random_split_p, random_fold_in_p, random_bits_p,
               random_wrap_p, random_unwrap_p):
     ad.defjvp_zero(_prim)
+# Key reuse (RNG-66, RNG-68): drawing bits and splitting consume the key;
+# fold_in, seeding, wrapping and clone make fresh keys and leave the
+# operand usable, as in JAX.
+random_bits_p.key_reuse = kr.KeyReuseSignature(kr.Sink(0))
+random_split_p.key_reuse = kr.KeyReuseSignature(kr.Sink(0), kr.Source(0))
+for _prim in (random_fold_in_p, random_seed_p, random_wrap_p, random_clone_p):
+    _prim.key_reuse = kr.KeyReuseSignature(kr.Source(0))
+random_unwrap_p.key_reuse = kr.NO_KEYS
 random_clone_p.not_supported("jvp", "key-only: operand and result are PRNG keys, whose "
                              "tangents are float0 zeros; JAX defines no JVP for it")
 
 
-# ---------------------------------------------------------------------------
-# Shape primitives on key arrays (RNG-20)
-# ---------------------------------------------------------------------------
-# Each rule applies the primitive's own implementation to the key data,
-# extending its parameters over the trailing key-data axes.
-
-def _kshape(aval):
-    return aval.dtype._impl.key_shape
-
-
-def _trailing(rank, aval):
-    return tuple(range(rank, rank + len(_kshape(aval))))
-
-
-def _same_params(prim):
-    return lambda buffers, avals_in, avals_out, **params: prim.impl(*buffers, **params)
-
-
-def _install_shape_rules():
-
-    def broadcast_in_dim(b, ai, ao, *, shape, broadcast_dimensions, sharding):
-        return shapes.broadcast_in_dim_p.impl(
-            b[0], shape=tuple(shape) + _kshape(ai[0]),
-            broadcast_dimensions=tuple(broadcast_dimensions) + _trailing(len(shape), ai[0]),
-            sharding=sharding)
-
-    def reshape(b, ai, ao, *, new_sizes, dimensions, sharding):
-        if dimensions is not None:
-            dimensions = tuple(dimensions) + _trailing(len(ai[0].shape), ai[0])
-        return shapes.reshape_p.impl(b[0], new_sizes=tuple(new_sizes) + _kshape(ai[0]),
-                                     dimensions=dimensions, sharding=sharding)
-
-    def transpose(b, ai, ao, *, permutation):
-        return shapes.transpose_p.impl(
-            b[0], permutation=tuple(permutation) + _trailing(len(permutation), ai[0]))
-
-    def tile(b, ai, ao, *, reps):
-        return shapes.tile_p.impl(b[0], reps=tuple(reps) + (1,) * len(_kshape(ai[0])))
-
-    def slice_(b, ai, ao, *, start_indices, limit_indices, strides):
-        k = _kshape(ai[0])
-        return shapes.slice_p.impl(
-            b[0], start_indices=tuple(start_indices) + (0,) * len(k),
-            limit_indices=tuple(limit_indices) + k,
-            strides=None if strides is None else tuple(strides) + (1,) * len(k))
-
-    def zero_starts(starts, aval):
-        like = starts[0] if starts else np.int32(0)
-        return [_xp().zeros((), dtype=getattr(like, "dtype", np.int32))] * len(_kshape(aval))
-
-    def dynamic_slice(b, ai, ao, *, slice_sizes):
-        operand, *starts = b
-        return slicing.dynamic_slice_p.impl(
-            operand, *starts, *zero_starts(starts, ai[0]),
-            slice_sizes=tuple(slice_sizes) + _kshape(ai[0]))
-
-    def dynamic_update_slice(b, ai, ao):
-        operand, update, *starts = b
-        return slicing.dynamic_update_slice_p.impl(
-            operand, update, *starts, *zero_starts(starts, ai[0]))
-
-    def gather(b, ai, ao, *, dimension_numbers, slice_sizes, **params):
-        dnums = dimension_numbers._replace(
-            offset_dims=tuple(dimension_numbers.offset_dims)
-            + _trailing(len(ao.shape), ai[0]))
-        return slicing.gather_p.impl(b[0], b[1], dimension_numbers=dnums,
-                                     slice_sizes=tuple(slice_sizes) + _kshape(ai[0]),
-                                     **params)
-
-    def scatter(b, ai, ao, *, dimension_numbers, **params):
-        dnums = dimension_numbers._replace(
-            update_window_dims=tuple(dimension_numbers.update_window_dims)
-            + _trailing(len(ai[2].shape), ai[0]))
-        return slicing.scatter_p.impl(*b, dimension_numbers=dnums, **params)
-
-    def select_n(b, ai, ao):
-        which, *cases = b
-        key_aval = ai[1]
-        if np.ndim(which):
-            which = which.reshape(which.shape + (1,) * len(_kshape(key_aval)))
-        return lax.select_n_p.impl(which, *cases)
-
-    def compare(op):
-        def rule(b, ai, ao):
-            x, y = b
-            n = len(_kshape(ai[0]))
-            axes = tuple(range(-n, 0))
-            eq = _xp().all(x == y, axis=axes)
-            return eq if op == "eq" else ~eq
-        return rule
-
-    rules = {
-        shapes.broadcast_in_dim_p: broadcast_in_dim, shapes.reshape_p: reshape,
-        shapes.transpose_p: transpose, shapes.tile_p: tile, shapes.slice_p: slice_,
-        slicing.dynamic_slice_p: dynamic_slice,
-        slicing.dynamic_update_slice_p: dynamic_update_slice,
-        slicing.gather_p: gather, slicing.scatter_p: scatter,
-        lax.select_n_p: select_n,
-        lax.eq_p: compare("eq"), lax.ne_p: compare("ne"),
-    }
-    # Axis parameters already index the leading (key) axes.
-    for prim in (shapes.squeeze_p, shapes.rev_p, shapes.concatenate_p,
-                 shapes.split_p, shapes.stack_p, shapes.copy_p):
-        rules[prim] = _same_params(prim)
-    for prim, rule in rules.items():
-        prim.physical = rule
-    return rules
-
-
-def _key_comparison(prim):
-    """``==`` and ``!=`` compare whole keys (RNG-20); other comparisons and
-    all arithmetic reject key operands."""
-    numeric = prim.abstract_eval
-
-    def abstract_eval(x, y, **params):
-        if not (is_key_dtype(x.dtype) or is_key_dtype(y.dtype)):
-            return numeric(x, y, **params)
-        if x.dtype != y.dtype:
-            raise TypeError(f"{prim.name} does not accept dtypes "
-                            f"{x.dtype.name}, {y.dtype.name}.")
-        shape = np.broadcast_shapes(x.shape, y.shape)
-        return ShapedArray(shape, dtypes.bool_)
-    prim.abstract_eval = abstract_eval
-
-
-def _install():
-    _install_shape_rules()
-    _key_comparison(lax.eq_p)
-    _key_comparison(lax.ne_p)
-
-
-_install()
+# Shape primitives (reshape, slicing, gather...) and ``==``/``!=`` apply to
+# key arrays through their ``physical`` rules, next to each primitive in
+# lax, which read the key-data shape from ``KeyTy.data_shape`` (RNG-20).

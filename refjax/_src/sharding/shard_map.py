@@ -1,5 +1,5 @@
 """``shard_map`` and ``pmap``: per-device code on simulated devices
-(SPEC SHD-50 .. SHD-99).
+(SPEC SHD-50 .. SHD-92).
 
 ``shard_map(f, mesh=m, in_specs=..., out_specs=...)`` runs ``f`` once per
 device on that device's block.  refjax expresses it with ``vmap``: each

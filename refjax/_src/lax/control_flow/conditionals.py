@@ -11,14 +11,18 @@ import collections
 import itertools
 from collections.abc import Sequence
 
+from collections import defaultdict
+from functools import reduce
+
 import numpy as np
 
 from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src import backend, core, dtypes, tree_util
 from refjax._src import config as _config
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.compiler import executable_for
-from refjax._src.core import ClosedJaxpr, Primitive, Var, set_current_trace
+from refjax._src.core import ClosedJaxpr, Primitive, Var
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow.common import (
@@ -485,3 +489,25 @@ def _cond_batch_unmapped(params, axis_data):
 
 cond_p.batch = _cond_batch
 cond_p.batch_unmapped = _cond_batch_unmapped
+
+
+def _cond_key_reuse(eqn):
+    """Each branch may consume a key once: the signature joins the
+    branches' sinks (shifted past the index operand) and keeps sources
+    and forwards common to all branches (RNG-70)."""
+    sigs = [kr.operands_only(kr.jaxpr_signature(b.jaxpr), len(b.jaxpr.invars))
+            for b in eqn.params["branches"]]
+    sinks, sources = defaultdict(list), defaultdict(list)
+    for sig in sigs:
+        for s in sig.sinks:
+            sinks[s.idx].append(s.mask)
+        for s in sig.sources:
+            sources[s.idx].append(s.mask)
+    forwards = set.intersection(*(set(sig.forwards) for sig in sigs))
+    return kr.KeyReuseSignature(
+        *(kr.Sink(i + 1, reduce(np.logical_or, m)) for i, m in sinks.items()),
+        *(kr.Source(i, reduce(np.logical_and, m)) for i, m in sources.items()),
+        *(kr.Forward(f.in_idx + 1, f.out_idx) for f in forwards))
+
+
+cond_p.key_reuse = _cond_key_reuse

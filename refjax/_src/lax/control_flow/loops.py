@@ -15,6 +15,7 @@ reverse mode raises JAX's error when a ``while`` is transposed.
 import numpy as np
 
 from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src import backend, core, dtypes, errors, tree_util
 from refjax._src import config as _config
 from refjax._src.interpreters import partial_eval as pe
@@ -277,8 +278,7 @@ def _while_jvp(primals, tangents, cond_jaxpr, body_jaxpr, cond_nconsts, body_nco
     _, bconst_dot, init_dot = _split(tangents, cond_nconsts, body_nconsts)
     bconst_dot = [t for t in bconst_dot if type(t) is not ad.Zero]
     init_dot = [ad.instantiate_zeros(t) for t, n in zip(init_dot, carry_nz) if n]
-    body_jvp = _rearrange_jvp_body(body_jvp, body_nconsts, len(bconst_dot),
-                                   len(init), len(init_dot))
+    body_jvp = _rearrange_jvp_body(body_jvp, body_nconsts, len(bconst_dot), len(init))
     cond_aug = _cond_ignoring_tangents(cond_jaxpr, [core.get_aval(t) for t in init_dot])
     outs = while_p.bind(*cconsts, *bconsts, *bconst_dot, *init, *init_dot,
                         cond_jaxpr=cond_aug, body_jaxpr=body_jvp,
@@ -290,7 +290,7 @@ def _while_jvp(primals, tangents, cond_jaxpr, body_jaxpr, cond_nconsts, body_nco
     return out_primals, out_tangents
 
 
-def _rearrange_jvp_body(closed, n_bc, n_bc_dot, n_carry, n_carry_dot):
+def _rearrange_jvp_body(closed, n_bc, n_bc_dot, n_carry):
     """Reorder the JVP body's binders from (consts, carry, const tangents,
     carry tangents) to (consts, const tangents, carry, carry tangents)."""
     v = closed.jaxpr.invars
@@ -434,3 +434,37 @@ def _while_batch_unmapped(params, axis_data):
 
 while_p.batch = _while_batch
 while_p.batch_unmapped = _while_batch_unmapped
+
+
+def _while_key_reuse(eqn):
+    """``while_loop``: as for scan, for both the cond and the body, which
+    may not consume the same carried key either (RNG-71)."""
+    p = eqn.params
+    cond_n, body_n = p["cond_nconsts"], p["body_nconsts"]
+    cond_jaxpr, body_jaxpr = p["cond_jaxpr"].jaxpr, p["body_jaxpr"].jaxpr
+    cond_signature = kr.jaxpr_signature(cond_jaxpr)
+    body_signature = kr.jaxpr_signature(body_jaxpr)
+    cond_msg = ("while_loop cond function leads to key reuse when repeatedly "
+                f"executed:   cond_signature={cond_signature!r}\n  eqn={eqn!r}")
+    body_msg = ("while_loop body function leads to key reuse when repeatedly "
+                f"executed:   body_signature={body_signature!r}\n  eqn={eqn!r}")
+    if kr.consumes_consts(cond_signature, cond_n, cond_jaxpr):
+        raise kr.KeyReuseError(cond_msg)
+    if kr.consumes_consts(body_signature, body_n, body_jaxpr):
+        raise kr.KeyReuseError(body_msg)
+    body_sinks = {s.idx - body_n for s in body_signature.sinks if s.idx >= body_n}
+    cond_sinks = {s.idx - cond_n for s in cond_signature.sinks if s.idx >= cond_n}
+    sources = {s.idx for s in body_signature.sources}
+    if not cond_sinks <= sources:
+        raise kr.KeyReuseError(cond_msg)
+    if not body_sinks <= sources:
+        raise kr.KeyReuseError(body_msg)
+    if body_sinks & cond_sinks:
+        raise kr.KeyReuseError(
+            "while_loop cond and body functions both use the same key: "
+            f"  cond_signature={cond_signature!r}\n"
+            f"  body_signature={body_signature!r}\n  eqn={eqn!r}")
+    return body_signature
+
+
+while_p.key_reuse = _while_key_reuse

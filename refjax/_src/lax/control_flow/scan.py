@@ -11,6 +11,7 @@ import builtins
 import numpy as np
 
 from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src import backend, config, core, dtypes, tree_util
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.compiler import executable_for
@@ -417,6 +418,32 @@ def _scan_batch(axis_data, vals, dims, *, jaxpr, num_consts, num_carry, length,
 
 
 scan_p.batch = _scan_batch
+
+
+def _scan_key_reuse(eqn):
+    """A scan body runs repeatedly: it may not consume a key constant, and
+    it may consume a carried key only if it carries out a fresh one (RNG-71)."""
+    jaxpr = eqn.params["jaxpr"].jaxpr
+    nconsts, ncarry = eqn.params["num_consts"], eqn.params["num_carry"]
+    signature = kr.jaxpr_signature(jaxpr)
+    if kr.consumes_consts(signature, nconsts, jaxpr):
+        raise kr.KeyReuseError(
+            "scan body function leads to key reuse when repeatedly executed, "
+            "because key constants are repeatedly consumed:\n"
+            f"  signature={signature!r}\n  eqn={eqn!r}\n  jaxpr={jaxpr!r}")
+    carry_sinks = {s.idx - nconsts for s in signature.sinks
+                   if 0 <= s.idx - nconsts < ncarry and np.any(s.mask)}
+    carry_sources = {s.idx for s in signature.sources
+                     if 0 <= s.idx < ncarry and np.any(s.mask)}
+    if not carry_sinks <= carry_sources:
+        raise kr.KeyReuseError(
+            "scan body function leads to key reuse when repeatedly executed, "
+            "because consumed inputs don't match sourced outputs:\n"
+            f"  signature={signature!r}\n  eqn={eqn!r}\n  jaxpr={jaxpr!r}")
+    return signature
+
+
+scan_p.key_reuse = _scan_key_reuse
 
 
 # ---------------------------------------------------------------------------
