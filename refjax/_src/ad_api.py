@@ -8,15 +8,13 @@ import functools
 
 import numpy as np
 
+from refjax._src import core, dtypes, tree_util
 from refjax._src.interpreters import ad
-from refjax._src import core, dtypes
 from refjax._src.interpreters import partial_eval as pe
-from refjax._src import tree_util
 from refjax._src.interpreters.ad import Zero, float0
-from refjax._src.vmap_api import vmap
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
-
+from refjax._src.vmap_api import vmap
 
 # ---------------------------------------------------------------------------
 # Flattening functions of pytrees

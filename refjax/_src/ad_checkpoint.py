@@ -8,14 +8,12 @@ recomputed on the backward pass (SPEC AD-69).
 import functools
 import types
 
-from refjax._src.interpreters import ad, batching
-from refjax._src.interpreters import key_reuse as kr
-from refjax._src import core
-from refjax._src.interpreters import partial_eval as pe
-from refjax._src import tree_util
+from refjax._src import core, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import ClosedJaxpr, Primitive, Var
-
+from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
+from refjax._src.interpreters import partial_eval as pe
 
 # ---------------------------------------------------------------------------
 # Policies: ``policy(prim, *avals, **params) -> bool`` (True: save it)

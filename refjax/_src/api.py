@@ -20,18 +20,16 @@ import weakref
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import config as _config
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.interpreters import partial_eval as pe
-from refjax._src.interpreters import key_reuse as kr
-from refjax._src import tree_util
-from refjax._src import placement as sharding_impl
-from refjax._src.array import ArrayImpl
 from refjax._src import compiler
+from refjax._src import config as _config
+from refjax._src import core, dtypes
+from refjax._src import placement as sharding_impl
+from refjax._src import tree_util
+from refjax._src.array import ArrayImpl
 from refjax._src.compiler import executable_for
 from refjax._src.core import Primitive, ShapedArray, Tracer
-
+from refjax._src.interpreters import key_reuse as kr
+from refjax._src.interpreters import partial_eval as pe
 
 # ---------------------------------------------------------------------------
 # ShapeDtypeStruct and typeof

@@ -12,8 +12,8 @@ import numpy as np
 from refjax._src import backend as _backend
 from refjax._src import devices as _devices
 from refjax._src import dtypes
-from refjax._src.casting import freeze
 from refjax._src import mesh as _sharding
+from refjax._src.casting import freeze
 
 
 class Array:

@@ -18,14 +18,12 @@ import contextlib
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes, tree_util
+from refjax._src.api import jit_p
+from refjax._src.core import Literal, Primitive
 from refjax._src.interpreters import batching
 from refjax._src.interpreters import partial_eval as pe
-from refjax._src import tree_util
-from refjax._src.api import jit_p
 from refjax._src.numpy import creation, lax_numpy, reductions, ufuncs
-from refjax._src.core import Literal, Primitive
 
 
 class JaxRuntimeError(ValueError):

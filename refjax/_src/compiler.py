@@ -11,13 +11,9 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dispatch
-from refjax._src import dtypes
-from refjax._src import fperrors
 from refjax._src import backend as _backend
+from refjax._src import core, dispatch, dtypes, fperrors
 from refjax._src.array import ArrayImpl
-
 
 _executables = weakref.WeakKeyDictionary()
 

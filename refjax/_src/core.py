@@ -26,11 +26,9 @@ import sys
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import dtypes
-from refjax._src import errors
+from refjax._src import dtypes, errors
 from refjax._src import pretty_printer as pp
 from refjax._src.array import Array, ArrayImpl, check_truth_value_size
-
 
 # ---------------------------------------------------------------------------
 # Abstract values

@@ -13,13 +13,12 @@ rules (SPEC AD-65, AD-67):
 import functools
 import inspect
 
-from refjax._src.interpreters import ad, batching
-from refjax._src import core, errors, placement
-from refjax._src.interpreters import partial_eval as pe
-from refjax._src import tree_util
-from refjax._src.interpreters.ad import Zero
+from refjax._src import core, errors, placement, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import Primitive
+from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import partial_eval as pe
+from refjax._src.interpreters.ad import Zero
 
 # Rules written with ``symbolic_zeros=True`` receive these for zero tangents.
 SymbolicZero = Zero

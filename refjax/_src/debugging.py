@@ -9,12 +9,11 @@ import string
 
 import numpy as np
 
-from refjax._src.interpreters import key_reuse as kr
-from refjax._src.interpreters import batching
-from refjax._src import core
-from refjax._src import tree_util
+from refjax._src import core, tree_util
 from refjax._src.array import ArrayImpl
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.interpreters import batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src.lax import shapes as lax_shapes
 
 

@@ -25,12 +25,11 @@ import enum
 import numpy as np
 
 from refjax._src import config as _config
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.array import ArrayImpl
 from refjax._src.core import (
-    ShapedArray, _backend_array_type, conform_buffer, get_aval,
-    jaxprs_in_params, to_buffer, wrap_buffer,
+    ShapedArray, _backend_array_type, conform_buffer, get_aval, jaxprs_in_params,
+    to_buffer, wrap_buffer,
 )
 from refjax._src.fperrors import quiet
 

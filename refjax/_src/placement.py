@@ -20,15 +20,15 @@ import math
 
 import numpy as np
 
-from refjax._src import core, dispatch, tree_util
 from refjax._src import backend as _backend
+from refjax._src import core, dispatch
 from refjax._src import mesh as shd
+from refjax._src import tree_util
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert
+from refjax._src.core import Literal, Primitive, Tracer
 from refjax._src.devices import Device
 from refjax._src.interpreters import ad
-from refjax._src.core import Literal, Primitive, Tracer
-
 
 # ---------------------------------------------------------------------------
 # device_put

@@ -12,11 +12,11 @@ import inspect
 
 import numpy as np
 
-from refjax._src.interpreters import batching
 from refjax._src import core, tree_util
 from refjax._src.array import ArrayImpl
-from refjax._src.interpreters.batching import AxisData, not_mapped
 from refjax._src.core import check_callable
+from refjax._src.interpreters import batching
+from refjax._src.interpreters.batching import AxisData, not_mapped
 
 
 def _is_axis_leaf(x):

@@ -19,10 +19,10 @@ import weakref
 
 import numpy as np
 
-from refjax._src.interpreters import batching
 from refjax._src import core, dtypes, mesh
-from refjax._src.interpreters import partial_eval as pe
 from refjax._src.core import Primitive, ShapedArray, Tracer, set_current_trace
+from refjax._src.interpreters import batching
+from refjax._src.interpreters import partial_eval as pe
 
 float0 = dtypes.float0
 

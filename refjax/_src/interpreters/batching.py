@@ -21,8 +21,8 @@ import weakref
 import numpy as np
 
 from refjax._src import core
-from refjax._src.interpreters import partial_eval as pe
 from refjax._src.core import ShapedArray, Tracer, set_current_trace
+from refjax._src.interpreters import partial_eval as pe
 
 not_mapped = None
 

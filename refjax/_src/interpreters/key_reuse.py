@@ -21,7 +21,6 @@ import numpy as np
 from refjax._src import core, dtypes
 from refjax._src.errors import KeyReuseError
 
-
 # ---------------------------------------------------------------------------
 # Signatures (RNG-66)
 # ---------------------------------------------------------------------------

@@ -19,11 +19,9 @@ import weakref
 import numpy as np
 
 from refjax._src import config as _config
-from refjax._src import core
-from refjax._src import tree_util
+from refjax._src import core, tree_util
 from refjax._src.array import ArrayImpl
-from refjax._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer,
-                              Var)
+from refjax._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var
 
 
 class DynamicJaxprTracer(Tracer):

@@ -21,15 +21,12 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from refjax._src.interpreters import ad
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray
-from refjax._src.lax import lax
-from refjax._src.lax import dot
+from refjax._src.interpreters import ad
+from refjax._src.lax import dot, lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
-
 
 
 class ConvDimensionNumbers(NamedTuple):

@@ -11,21 +11,18 @@ Import these names from :mod:`refjax._src.lax.lax`, which re-exports them.
 """
 import builtins
 import enum
-import operator
-
 import math
-
+import operator
 from typing import NamedTuple
 
 import numpy as np
 
-from refjax._src.interpreters import ad
 from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.interpreters import ad
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
-
 
 dot_general_p = Primitive("dot_general")
 

@@ -10,11 +10,10 @@ import enum
 
 import numpy as np
 
-from refjax._src.interpreters import ad
 from refjax._src import backend as _backend
-from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.interpreters import ad, batching
 from refjax._src.lax import lax, shapes
 
 

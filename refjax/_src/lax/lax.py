@@ -21,15 +21,13 @@ import operator
 
 import numpy as np
 
-from refjax._src.interpreters import ad
-from refjax._src.interpreters import key_reuse as kr
-from refjax._src.interpreters import batching
 from refjax._src import backend as _backend
-from refjax._src import core
-from refjax._src import dtypes, mesh
+from refjax._src import core, dtypes, mesh
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.fperrors import quiet
+from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src.lax import xla_cpu_math
 
 

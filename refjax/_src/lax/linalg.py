@@ -17,17 +17,13 @@ import operator
 
 import numpy as np
 
-from refjax._src.interpreters import ad
 from refjax._src import backend as _backend
-from refjax._src.interpreters import batching
 from refjax._src import core
 from refjax._src.core import Primitive, ShapedArray
-from refjax._src.lax import lax
-from refjax._src.lax import dot
-from refjax._src.lax import reductions
+from refjax._src.interpreters import ad, batching
+from refjax._src.lax import dot, lax, reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
-
 
 
 def _linalg_error():

@@ -22,15 +22,13 @@ import math
 
 import numpy as np
 
-from refjax._src.interpreters import ad, batching
 from refjax._src import core, tree_util
 from refjax._src.core import Primitive, ShapedArray, Tracer
+from refjax._src.interpreters import ad, batching
 from refjax._src.lax import lax
 from refjax._src.lax import reductions
-from refjax._src.lax import shapes
-from refjax._src.lax import shapes, slicing
 from refjax._src.lax import reductions as _reductions
-
+from refjax._src.lax import shapes, slicing
 
 # ---------------------------------------------------------------------------
 # Axis names

@@ -16,15 +16,15 @@ import operator
 
 import numpy as np
 
-from refjax._src.interpreters import ad, batching
 from refjax._src import core, dtypes, mesh
 from refjax._src.backend import get as _backend
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.custom_derivatives import custom_jvp
-from refjax._src.lax import lax
-from refjax._src.lax import shapes
-from refjax._src.lax.lax import (_any, _check_dtype, _float, _ints_bool, _num,
-                                 _ordered, _xp)
+from refjax._src.interpreters import ad, batching
+from refjax._src.lax import lax, shapes
+from refjax._src.lax.lax import (
+    _any, _check_dtype, _float, _ints_bool, _num, _ordered, _xp,
+)
 
 
 def _reduction(name, classes, impl, extra_params=()):

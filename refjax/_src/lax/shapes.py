@@ -16,12 +16,11 @@ import operator
 
 import numpy as np
 
-from refjax._src.interpreters import ad, batching
-from refjax._src.interpreters import key_reuse as kr
 from refjax._src import core, dtypes, mesh
 from refjax._src.core import Primitive, ShapedArray, Tracer
-from refjax._src.lax import lax
-from refjax._src.lax import reductions
+from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
+from refjax._src.lax import lax, reductions
 from refjax._src.lax.lax import _all_weak, _check_same_dtypes, _xp
 
 

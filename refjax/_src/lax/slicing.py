@@ -27,17 +27,14 @@ from typing import NamedTuple
 import numpy as np
 
 from refjax._src import api
+from refjax._src import backend as _backend
+from refjax._src import core, dtypes
+from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
-from refjax._src import backend as _backend
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.core import Primitive, ShapedArray
-from refjax._src.lax import lax
-from refjax._src.lax import shapes
+from refjax._src.lax import lax, shapes
 from refjax._src.lax.lax import _xp
-
 
 
 def _dtype_of(x):

@@ -13,12 +13,11 @@ import operator
 
 import numpy as np
 
-from refjax._src.interpreters import ad, batching
 from refjax._src import backend, core, dtypes
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.interpreters import ad, batching
 from refjax._src.lax import shapes, slicing
 from refjax._src.lax.lax import _xp
-
 
 sort_p = Primitive("sort", multiple_results=True)
 

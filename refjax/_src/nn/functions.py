@@ -12,17 +12,14 @@ import operator
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.interpreters.ad import stop_gradient
+from refjax._src import core, dtypes
 from refjax._src.api import jit
 from refjax._src.custom_derivatives import custom_jvp
-from refjax._src.lax import lax
-from refjax._src.lax import shapes
+from refjax._src.interpreters.ad import stop_gradient
+from refjax._src.lax import lax, shapes
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.nn.logsumexp import logsumexp  # noqa: F401 - re-exported
-from refjax._src.numpy import ufuncs
-from refjax._src.numpy import util
+from refjax._src.numpy import ufuncs, util
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish",

@@ -12,15 +12,11 @@ import builtins
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.array import Array
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
-from refjax._src.numpy import reductions
-from refjax._src.numpy import ufuncs
-from refjax._src.numpy import util
-
+from refjax._src.numpy import reductions, ufuncs, util
 
 # ---------------------------------------------------------------------------
 # Arguments

@@ -21,8 +21,7 @@ same name (``x.sum(axis=0)`` is ``jnp.sum(x, axis=0)``).
 """
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.lax import lax, shapes, slicing
 

@@ -11,20 +11,17 @@ import operator
 import numpy as np
 
 from refjax._src import core, dtypes
-from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
-from refjax._src.lax import lax
 from refjax._src.lax import dot as lax_dot
-from refjax._src.lax import reductions
+from refjax._src.lax import lax, reductions
 from refjax._src.lax import shapes as lax_shapes
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import util
 from refjax._src.numpy.lax_numpy import (
-    _aval, _broadcast_shapes, _broadcast_to, _canonicalize_axis, _ensure,
-    _static_int, _where, _zero, astype, moveaxis, ravel, stack,
+    _aval, _broadcast_shapes, _broadcast_to, _canonicalize_axis, _ensure, _static_int,
+    _where, _zero, astype, moveaxis, ravel, stack,
 )
-from refjax._src.numpy.signal import (
-    _static_slice,
-)
+from refjax._src.numpy.signal import _static_slice
 
 __all__ = [
     "cross", "diag", "diagflat", "diagonal", "dot", "einsum", "indices",

@@ -14,11 +14,10 @@ import operator
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core
-from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers use it
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
+from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers use it
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 

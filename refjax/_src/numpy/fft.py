@@ -10,11 +10,11 @@ import operator
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.numpy import creation as creation
+from refjax._src import core, dtypes
 from refjax._src.lax import lax, shapes
-from refjax._src.lax.fft import FftType, fft as lax_fft
+from refjax._src.lax.fft import FftType
+from refjax._src.lax.fft import fft as lax_fft
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import lax_numpy, util
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2",

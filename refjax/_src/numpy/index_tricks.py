@@ -10,17 +10,14 @@ import operator
 import numpy as np
 
 from refjax._src import core, dtypes
-from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
-from refjax._src.lax import lax
-from refjax._src.lax import shapes
+from refjax._src.lax import lax, shapes
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import ufuncs, util
+from refjax._src.numpy.contractions import _index_grids, tril, triu
 from refjax._src.numpy.lax_numpy import (
-    _aval, _canonicalize_axis, _index_dtype_for_dim, astype, nonzero, ravel,
-    reshape, tile, where,
-)
-from refjax._src.numpy.contractions import (
-    _index_grids, tril, triu,
+    _aval, _canonicalize_axis, _index_dtype_for_dim, astype, nonzero, ravel, reshape,
+    tile, where,
 )
 
 __all__ = [

@@ -28,16 +28,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src import errors
-from refjax._src.numpy import creation as creation
+from refjax._src import core, dtypes, errors
 from refjax._src.array import Array
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import slicing
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import util
-
 
 # ---------------------------------------------------------------------------
 # Parsing (SPEC IDX-3, IDX-8)

@@ -22,15 +22,14 @@ import warnings
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.numpy import creation as creation
+from refjax._src import core, dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
-from refjax._src.lax import lax
 from refjax._src.lax import dot as lax_dot
+from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import reductions, ufuncs, util
 
 __all__ = [
@@ -1030,6 +1029,7 @@ def _along_axis_dnums(a, i_shape, arr_shape, axis):
 def _take_along_axis_one_hot(a, indices, axis, axis_size):
     """``mode='one_hot'``: a one-hot mask contracted with ``a`` (einsum)."""
     import string
+
     from refjax._src.nn.functions import one_hot
     from refjax._src.numpy.contractions import einsum
     hot = one_hot(indices, axis_size, dtype=np.bool_)

@@ -14,15 +14,13 @@ import operator
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.numpy import creation as creation
+from refjax._src import core, dtypes
 from refjax._src.lax import lax
-from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import linalg as lax_linalg
-from refjax._src.numpy import lax_numpy, reductions, ufuncs, util
+from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import contractions
-from refjax._src.numpy import sorting
+from refjax._src.numpy import creation as creation
+from refjax._src.numpy import lax_numpy, reductions, sorting, ufuncs, util
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",

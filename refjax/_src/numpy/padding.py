@@ -9,10 +9,10 @@ import builtins
 import numpy as np
 
 from refjax._src import core, dtypes
-from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import reductions, ufuncs
 from refjax._src.numpy.lax_numpy import (
     _aval, _ensure, _flip, broadcast_to, repeat, squeeze,

@@ -19,16 +19,14 @@ import operator
 
 import numpy as np
 
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.interpreters.ad import stop_gradient
+from refjax._src import core, dtypes
 from refjax._src.api import jit
+from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import sorting
-from refjax._src.numpy import ufuncs
-from refjax._src.numpy import util
+from refjax._src.numpy import ufuncs, util
 from refjax._src.numpy.util import _where, check_where
 
 

@@ -9,15 +9,15 @@ import builtins
 import numpy as np
 
 from refjax._src import dtypes
-from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.convolution import conv_general_dilated
+from refjax._src.numpy import creation as creation
 from refjax._src.numpy import util
 from refjax._src.numpy.lax_numpy import (
-    _aval, _canonicalize_axis, _ensure, _flip, _static_int, broadcast_to,
-    concatenate, ravel,
+    _aval, _canonicalize_axis, _ensure, _flip, _static_int, broadcast_to, concatenate,
+    ravel,
 )
 
 __all__ = [

@@ -11,22 +11,19 @@ import operator
 import numpy as np
 
 from refjax._src import core, dtypes
-from refjax._src.numpy import creation as creation
 from refjax._src.api import jit
 from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes
 from refjax._src.lax import sorting as lax_sorting
 from refjax._src.lax.sorting import top_k
-from refjax._src.numpy import reductions, ufuncs, util
-from refjax._src.numpy import lax_numpy
+from refjax._src.numpy import creation as creation
+from refjax._src.numpy import lax_numpy, reductions, ufuncs, util
 from refjax._src.numpy.lax_numpy import (
-    _aval, _broadcast_to, _canonicalize_axis, _ensure, _zero, append, astype,
-    moveaxis, nonzero, ravel, reshape, swapaxes, where,
+    _aval, _broadcast_to, _canonicalize_axis, _ensure, _zero, append, astype, moveaxis,
+    nonzero, ravel, reshape, swapaxes, where,
 )
-from refjax._src.numpy.signal import (
-    diff,
-)
+from refjax._src.numpy.signal import diff
 
 __all__ = [
     "compress",

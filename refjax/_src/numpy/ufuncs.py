@@ -20,12 +20,11 @@ from functools import partial
 
 import numpy as np
 
-from refjax._src.interpreters import ad
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.custom_derivatives import custom_jvp
+from refjax._src.interpreters import ad
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow.loops import while_loop

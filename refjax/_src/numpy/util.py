@@ -16,8 +16,7 @@ import warnings
 import numpy as np
 
 from refjax._src import config as _config
-from refjax._src import core
-from refjax._src import dtypes
+from refjax._src import core, dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.core import Tracer
 from refjax._src.lax import lax

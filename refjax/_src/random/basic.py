@@ -23,15 +23,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from refjax._src import config as _config
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.random import prng
+from refjax._src import core, dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
+from refjax._src.core import canonicalize_shape
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import creation, ufuncs
-from refjax._src.core import canonicalize_shape
+from refjax._src.random import prng
 
 KeyArray = Array
 

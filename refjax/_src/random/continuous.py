@@ -12,16 +12,16 @@ from functools import partial
 import numpy as np
 
 from refjax._src import dtypes
-from refjax._src.interpreters.ad import stop_gradient
-from refjax._src.custom_derivatives import custom_jvp
-from refjax._src.lax import lax
 from refjax._src.core import canonicalize_shape
-from refjax._src.random.basic import (
-    _check_prng_key, _named, _normal, _split, _uniform, check_shape as _lead_check_shape, jit,
-    random_bits, user_dtype,
-)
-from refjax._src.numpy import contractions, creation, lax_numpy, reductions, ufuncs
+from refjax._src.custom_derivatives import custom_jvp
+from refjax._src.interpreters.ad import stop_gradient
+from refjax._src.lax import lax
+from refjax._src.numpy import contractions, creation, lax_numpy
 from refjax._src.numpy import linalg as np_linalg
+from refjax._src.numpy import reductions, ufuncs
+from refjax._src.random.basic import _check_prng_key, _named, _normal, _split, _uniform
+from refjax._src.random.basic import check_shape as _lead_check_shape
+from refjax._src.random.basic import jit, random_bits, user_dtype
 
 __all__ = [
     "ball", "beta", "cauchy", "chisquare", "dirichlet", "double_sided_maxwell",

@@ -20,18 +20,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from refjax._src import config as _config
-from refjax._src import core
-from refjax._src import dtypes
-from refjax._src.random import basic as _random
+from refjax._src import core, dtypes
 from refjax._src.api import jit
+from refjax._src.core import canonicalize_shape
 from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax import sorting as lax_sorting
-from refjax._src.lax import sorting as lax_sorting
 from refjax._src.lax.control_flow import loops, scan
 from refjax._src.numpy import creation, lax_numpy, reductions, sorting, ufuncs
-from refjax._src.core import canonicalize_shape
+from refjax._src.random import basic as _random
 
 __all__ = [
     "bernoulli", "binomial", "categorical", "choice", "geometric",

@@ -22,8 +22,9 @@ silently repeats its numbers.
 """
 import numpy as np
 
-from refjax._src import api, core, dispatch
+from refjax._src import api
 from refjax._src import config as _config
+from refjax._src import core, dispatch
 from refjax._src.errors import KeyReuseError
 from refjax._src.interpreters.key_reuse import (
     KeyReuseSignature, check_key_reuse_jaxpr, jaxpr_signature, normalize_mask,

@@ -28,12 +28,12 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src.interpreters import ad, batching
-from refjax._src.interpreters import key_reuse as kr
 from refjax._src import config as _config
 from refjax._src import dtypes
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray
+from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
 from refjax._src.lax import lax, shapes
 from refjax._src.lax.lax import _xp
 

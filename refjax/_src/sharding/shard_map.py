@@ -24,14 +24,14 @@ import math
 
 import numpy as np
 
-from refjax._src import api, core, tree_util
+from refjax._src import api, core
 from refjax._src import devices as _devices
 from refjax._src import mesh as shd
 from refjax._src import placement as sharding_impl
+from refjax._src import tree_util
 from refjax._src.lax import shapes
 from refjax._src.numpy.creation import asarray
 from refjax._src.vmap_api import vmap
-
 
 # ---------------------------------------------------------------------------
 # shard_map

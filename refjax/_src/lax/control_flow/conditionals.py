@@ -9,20 +9,20 @@ index into range first.
 """
 import collections
 import itertools
-from collections.abc import Sequence
-
 from collections import defaultdict
+from collections.abc import Sequence
 from functools import reduce
 
 import numpy as np
 
-from refjax._src.interpreters import ad, batching
-from refjax._src.interpreters import key_reuse as kr
-from refjax._src import backend, core, dtypes, tree_util
+from refjax._src import backend
 from refjax._src import config as _config
-from refjax._src.interpreters import partial_eval as pe
+from refjax._src import core, dtypes, tree_util
 from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, Var
+from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import key_reuse as kr
+from refjax._src.interpreters import partial_eval as pe
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow.common import (

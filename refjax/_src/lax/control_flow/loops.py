@@ -14,18 +14,18 @@ reverse mode raises JAX's error when a ``while`` is transposed.
 
 import numpy as np
 
+from refjax._src import backend
+from refjax._src import config as _config
+from refjax._src import core, dtypes, errors, tree_util
+from refjax._src.compiler import executable_for
+from refjax._src.core import ClosedJaxpr, Primitive, Var
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
-from refjax._src import backend, core, dtypes, errors, tree_util
-from refjax._src import config as _config
 from refjax._src.interpreters import partial_eval as pe
-from refjax._src.compiler import executable_for
 from refjax._src.lax import lax
-from refjax._src.core import ClosedJaxpr, Primitive, Var
 from refjax._src.lax.control_flow.common import (
     aval_of, check_carry_type, trace_to_jaxpr, typematch,
 )
-
 
 # ---------------------------------------------------------------------------
 # The API

@@ -10,18 +10,16 @@ import builtins
 
 import numpy as np
 
+from refjax._src import backend, config, core, dtypes, tree_util
+from refjax._src.compiler import executable_for
+from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
-from refjax._src import backend, config, core, dtypes, tree_util
 from refjax._src.interpreters import partial_eval as pe
-from refjax._src.compiler import executable_for
-from refjax._src.lax import lax
-from refjax._src.lax import shapes
-from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
+from refjax._src.lax import lax, shapes
 from refjax._src.lax.control_flow.common import (
     aval_of, check_carry_type, trace_to_jaxpr, typematch,
 )
-
 
 # ---------------------------------------------------------------------------
 # The primitive
