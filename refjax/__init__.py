@@ -4,44 +4,42 @@
 modules mirror JAX's: ``refjax.numpy``, ``refjax.tree_util``, ``refjax.tree``,
 ``refjax.dtypes``, ``refjax.errors``; ``refjax.config`` holds the options.
 """
-__version__ = "0.1.0"
-
-from refjax._src.config import config  # noqa: F401
+from refjax import (  # noqa: F401
+    core, custom_derivatives, debug, dtypes, errors, experimental, extend, lax, nn,
+    numpy, random, scipy, sharding, tree, tree_util,
+)
 from refjax._src import config as _config_module
-from refjax._src.array import Array  # noqa: F401
-from refjax._src.devices import (  # noqa: F401
-    default_backend, device_count, devices, local_device_count,
-    local_devices, process_count, process_index,
+from refjax._src.ad_api import (  # noqa: F401
+    grad, hessian, jacfwd, jacrev, jvp, linear_transpose, linearize, value_and_grad, vjp,
 )
-
-from refjax import dtypes, errors, numpy, tree, tree_util  # noqa: F401,E402
-from refjax import lax  # noqa: F401,E402
-from refjax import core, debug, experimental, extend, nn, scipy  # noqa: F401,E402
-from refjax import random  # noqa: F401,E402
-from refjax._src.debugging import pure_callback  # noqa: F401,E402
-from refjax._src.api import (  # noqa: F401,E402
+from refjax._src.ad_api import jacrev as jacobian  # noqa: F401
+from refjax._src.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
+from refjax._src.api import (  # noqa: F401
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put,
-    effects_barrier, ensure_compile_time_eval, eval_shape, jit, make_jaxpr,
-    typeof,
+    effects_barrier, ensure_compile_time_eval, eval_shape, jit, make_jaxpr, typeof,
 )
-from refjax._src.ad_api import (  # noqa: F401,E402
-    grad, hessian, jacfwd, jacrev, jvp, linear_transpose, linearize,
-    value_and_grad, vjp,
-)
-from refjax._src.ad_api import jacrev as jacobian  # noqa: F401,E402
-from refjax._src.vmap_api import vmap  # noqa: F401,E402
-from refjax._src.custom_derivatives import (  # noqa: F401,E402
+from refjax._src.array import Array  # noqa: F401
+# refjax.backends lives in backends/ in a source checkout and in
+# refjax/backends once installed; it is registered under its package name
+# below, so that `import refjax.backends` works either way (it is small and
+# imports no array library).
+from refjax._src.backend import _backends_package as _load_backends
+from refjax._src.config import config  # noqa: F401
+from refjax._src.custom_derivatives import (  # noqa: F401
     closure_convert, custom_jvp, custom_vjp,
 )
-from refjax._src.sharding.shard_map import pmap, shard_map  # noqa: F401,E402
-from refjax._src.placement import reshard  # noqa: F401,E402
-from refjax._src.mesh import make_mesh, set_mesh  # noqa: F401,E402
-from refjax._src.mesh import PartitionSpec as P  # noqa: F401,E402
-from refjax import sharding  # noqa: F401,E402
-from refjax._src.ad_checkpoint import (  # noqa: F401,E402
-    checkpoint, checkpoint_policies, remat,
+from refjax._src.debugging import pure_callback  # noqa: F401
+from refjax._src.devices import (  # noqa: F401
+    default_backend, device_count, devices, local_device_count, local_devices,
+    process_count, process_index,
 )
-from refjax import custom_derivatives  # noqa: F401,E402
+from refjax._src.mesh import PartitionSpec as P  # noqa: F401
+from refjax._src.mesh import make_mesh, set_mesh  # noqa: F401
+from refjax._src.placement import reshard  # noqa: F401
+from refjax._src.sharding.shard_map import pmap, shard_map  # noqa: F401
+from refjax._src.vmap_api import vmap  # noqa: F401
+
+__version__ = "0.1.0"
 
 # Context managers that override one option for a `with` block (SPEC CFG-3).
 enable_x64 = _config_module.enable_x64
@@ -56,12 +54,6 @@ debug_key_reuse = _config_module.debug_key_reuse
 checking_leaks = _config_module.check_tracer_leaks
 default_prng_impl = _config_module.default_prng_impl
 legacy_prng_key = _config_module.legacy_prng_key
-
-# refjax.backends lives in backends/ in a source checkout and in
-# refjax/backends once installed; register it under its package name now so
-# that `import refjax.backends` works either way (it is small and imports no
-# array library).
-from refjax._src.backend import _backends_package as _load_backends  # noqa: E402
 
 backends = _load_backends()
 

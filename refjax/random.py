@@ -1,4 +1,6 @@
 """``jax.random``: explicit PRNG keys and samplers (SPEC RNG-1 .. RNG-23)."""
+# The key-reuse checker installs its hooks into dispatch and jit on import.
+from refjax._src.random import key_reuse as _key_reuse  # noqa: F401
 from refjax._src.random.basic import (  # noqa: F401
     KeyArray, PRNGKey, bits, clone, fold_in, key, key_data, key_impl, normal,
     randint, split, uniform, wrap_key_data,
@@ -13,5 +15,3 @@ from refjax._src.random.discrete import (  # noqa: F401
     bernoulli, binomial, categorical, choice, geometric, multinomial, permutation,
     poisson, rademacher,
 )
-# The key-reuse checker installs its hooks into dispatch and jit on import.
-from refjax._src.random import key_reuse as _key_reuse  # noqa: F401,E402

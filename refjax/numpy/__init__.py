@@ -1,29 +1,84 @@
 """``refjax.numpy``: the NumPy-like API, as ``jax.numpy``.
 
-This module holds the names; their rules live in ``refjax._src``.
+This module holds the names, each imported from the ``refjax._src`` module
+that defines it; their rules live there.
 """
+import sys as _sys
+
 import numpy as _np
+# NumPy's abstract scalar hierarchy and dtype constructor are shared.
+from numpy import (  # noqa: F401
+    character, complexfloating, dtype, flexible, floating, generic, inexact,
+    integer, number, object_, signedinteger, unsignedinteger,
+)
+from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: F401
+# NumPy's own helpers that JAX re-exports unchanged.
+from numpy import (  # noqa: F401
+    get_printoptions, index_exp, iterable, printoptions, s_, set_printoptions,
+)
 
 from refjax._src import dtypes as _dtypes
 from refjax._src.array import Array as ndarray
+from refjax._src.numpy import array_methods as _array_methods
+from refjax._src.numpy.contractions import (  # noqa: F401
+    cross, diag, diagflat, diagonal, dot, einsum, indices, inner, kron, matmul,
+    meshgrid, outer, tensordot, trace, tri, tril, triu, vdot, vecdot,
+)
 from refjax._src.numpy.creation import (  # noqa: F401
     arange, array, asarray, empty, empty_like, eye, full, full_like, identity,
     linspace, ones, ones_like, zeros, zeros_like,
 )
+from refjax._src.numpy.index_tricks import (  # noqa: F401
+    diag_indices, diag_indices_from, ix_, place, put, put_along_axis, ravel_multi_index,
+    tril_indices, tril_indices_from, triu_indices, triu_indices_from, unravel_index,
+)
+from refjax._src.numpy.lax_numpy import (  # noqa: F401
+    allclose, append, argwhere, array_equal, array_equiv, array_split, astype,
+    atleast_1d, atleast_2d, atleast_3d, bincount, broadcast_arrays, broadcast_shapes,
+    broadcast_to, choose, column_stack, concat, concatenate, copy, dsplit,
+    dstack, expand_dims, flatnonzero, flip, fliplr, flipud, hsplit, hstack, isclose,
+    iscomplexobj, isrealobj, isscalar, matrix_transpose, moveaxis, ndim, nonzero,
+    permute_dims, ravel, repeat, reshape, roll, rollaxis, rot90, select, shape, size,
+    split, squeeze, stack, swapaxes, take, take_along_axis, tile, transpose, unstack,
+    vsplit, vstack, where,
+)
+from refjax._src.numpy.padding import pad  # noqa: F401
+from refjax._src.numpy.reductions import (  # noqa: F401
+    all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
+    cumulative_prod, cumulative_sum, max, mean, median, min, nanargmax, nanargmin,
+    nancumprod, nancumsum, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
+    nanquantile, nanstd, nansum, nanvar, percentile, prod, ptp, quantile, std, sum, var,
+)
 from refjax._src.numpy.scalar_types import scalar_types as _scalar_types
+from refjax._src.numpy.signal import (  # noqa: F401
+    convolve, correlate, diff, ediff1d,
+)
+from refjax._src.numpy.sorting import (  # noqa: F401
+    argpartition, argsort, compress, lexsort, partition, searchsorted, sort, unique, unique_all,
+    unique_counts, unique_inverse, unique_values,
+)
+from refjax._src.numpy.ufuncs import (  # noqa: F401
+    abs, absolute, acos, acosh, add, angle, arccos, arccosh, arcsin, arcsinh, arctan,
+    arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
+    bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
+    bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, conj, conjugate, copysign, cos,
+    cosh, deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1, fabs, float_power,
+    floor, floor_divide, fmax, fmin, fmod, frexp, frompyfunc, gcd, greater,
+    greater_equal, heaviside, hypot, imag, invert, iscomplex, isfinite, isinf, isnan,
+    isneginf, isposinf, isreal, lcm, ldexp, left_shift, less, less_equal, log, log10,
+    log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, mod, modf, multiply, nan_to_num, negative, nextafter,
+    not_equal, positive, pow, power, rad2deg, radians, real, reciprocal, remainder,
+    right_shift, rint, round, sign, signbit, sin, sinc, sinh, spacing, sqrt, square,
+    subtract, tan, tanh, true_divide, trunc, ufunc,
+)
+from refjax._src.numpy.vectorize import (  # noqa: F401
+    apply_along_axis, apply_over_axes, vectorize,
+)
+from refjax.numpy import fft, linalg  # noqa: F401
 
+# The scalar types (jnp.float32, jnp.int8...): callables that make arrays.
 globals().update(_scalar_types)
-
-# NumPy's abstract scalar hierarchy and dtype constructor are shared.
-from numpy import (  # noqa: E402,F401
-    character, complexfloating, dtype, flexible, floating, generic, inexact,
-    integer, number, object_, signedinteger, unsignedinteger,
-)
-from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402,F401
-# NumPy's own helpers that JAX re-exports unchanged.
-from numpy import (  # noqa: E402,F401
-    get_printoptions, index_exp, iterable, printoptions, s_, set_printoptions,
-)
 
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type
@@ -52,66 +107,6 @@ def isdtype(dtype, kind):
             return True
     return False
 
-# Each function is imported from the module that defines it: elementwise
-# functions from ufuncs, reductions from reductions, the rest of the array
-# API from lax_numpy and the modules split off from it (contractions,
-# index_tricks, padding, signal, sorting).  lax_numpy comes before those
-# modules: they import it, and it imports them back (re-exporting their names).
-from refjax._src.numpy.ufuncs import (  # noqa: E402,F401
-    abs, absolute, acos, acosh, add, angle, arccos, arccosh, arcsin, arcsinh, arctan,
-    arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
-    bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
-    bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, conj, conjugate, copysign, cos,
-    cosh, deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1, fabs, float_power,
-    floor, floor_divide, fmax, fmin, fmod, frexp, frompyfunc, gcd, greater,
-    greater_equal, heaviside, hypot, imag, invert, iscomplex, isfinite, isinf, isnan,
-    isneginf, isposinf, isreal, lcm, ldexp, left_shift, less, less_equal, log, log10,
-    log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or,
-    logical_xor, maximum, minimum, mod, modf, multiply, nan_to_num, negative, nextafter,
-    not_equal, positive, pow, power, rad2deg, radians, real, reciprocal, remainder,
-    right_shift, rint, round, sign, signbit, sin, sinc, sinh, spacing, sqrt, square,
-    subtract, tan, tanh, true_divide, trunc, ufunc,
-)
-from refjax._src.numpy.reductions import (  # noqa: E402,F401
-    all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
-    cumulative_prod, cumulative_sum, max, mean, median, min, nanargmax, nanargmin,
-    nancumprod, nancumsum, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod,
-    nanquantile, nanstd, nansum, nanvar, percentile, prod, ptp, quantile, std, sum, var,
-)
-from refjax._src.numpy.lax_numpy import (  # noqa: E402,F401
-    allclose, append, argwhere, array_equal, array_equiv, array_split, astype,
-    atleast_1d, atleast_2d, atleast_3d, bincount, broadcast_arrays, broadcast_shapes,
-    broadcast_to, choose, column_stack, concat, concatenate, copy, dsplit,
-    dstack, expand_dims, flatnonzero, flip, fliplr, flipud, hsplit, hstack, isclose,
-    iscomplexobj, isrealobj, isscalar, matrix_transpose, moveaxis, ndim, nonzero,
-    permute_dims, ravel, repeat, reshape, roll, rollaxis, rot90, select, shape, size,
-    split, squeeze, stack, swapaxes, take, take_along_axis, tile, transpose, unstack,
-    vsplit, vstack, where,
-)
-from refjax._src.numpy.contractions import (  # noqa: E402,F401
-    cross, diag, diagflat, diagonal, dot, einsum, indices, inner, kron, matmul,
-    meshgrid, outer, tensordot, trace, tri, tril, triu, vdot, vecdot,
-)
-from refjax._src.numpy.index_tricks import (  # noqa: E402,F401
-    diag_indices, diag_indices_from, ix_, place, put, put_along_axis, ravel_multi_index,
-    tril_indices, tril_indices_from, triu_indices, triu_indices_from, unravel_index,
-)
-from refjax._src.numpy.padding import pad  # noqa: E402,F401
-from refjax._src.numpy.signal import (  # noqa: E402,F401
-    convolve, correlate, diff, ediff1d,
-)
-from refjax._src.numpy.sorting import (  # noqa: E402,F401
-    argpartition, argsort, compress, lexsort, partition, searchsorted, sort, unique, unique_all,
-    unique_counts, unique_inverse, unique_values,
-)
-from refjax._src.numpy.vectorize import (  # noqa: E402,F401
-    apply_along_axis, apply_over_axes, vectorize,
-)
 
-# Operators and methods of Array come last: they bind to the names above.
-from refjax._src.numpy import array_methods as _array_methods  # noqa: E402
-
-import sys as _sys  # noqa: E402
+# Operators and methods of Array bind to the names above: installed last.
 _array_methods.install(_sys.modules[__name__])
-from refjax.numpy import linalg  # noqa: E402,F401
-from refjax.numpy import fft  # noqa: E402,F401
