@@ -6,7 +6,7 @@ plain arrays on the default device, no option overridden -- runs a
 remembered :class:`_EagerPlan` for the operands' types; everything else
 takes :func:`_apply_general`.
 
-Features above lax watch eager primitives through two hook lists that they
+Modules above this one watch eager primitives through two hook lists that they
 fill when they are imported, so this module imports none of them:
 
 * ``key_array_checks``: objects with ``before(primitive, args, avals_in,
