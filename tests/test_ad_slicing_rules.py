@@ -14,7 +14,7 @@ import refjax.numpy as rnp
 from refjax import lax
 from refjax._src.interpreters import ad
 from refjax._src import core
-from refjax._src.lax import slicing
+from refjax._src.lax import gather_scatter
 
 GDN = lax.GatherDimensionNumbers
 SDN = lax.ScatterDimensionNumbers
@@ -413,7 +413,7 @@ def test_scatter_transpose_needs_unique_indices():
                   dimension_numbers=POINT_SCATTER_1D, indices_are_sorted=False,
                   unique_indices=False, mode=lax.GatherScatterMode.FILL_OR_DROP)
     with pytest.raises(NotImplementedError, match="unique_indices=True"):
-        slicing.scatter_p.transpose(ct, *args, **params)
+        gather_scatter.scatter_p.transpose(ct, *args, **params)
 
 
 @pytest.mark.spec("AD-35")

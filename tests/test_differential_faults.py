@@ -23,7 +23,7 @@ FAULTS = {
     "promotion": ("_src/dtypes.py", "int: [uint8, int8, *narrow_int_dtypes]",
                   "int: [int8, *narrow_int_dtypes]", "dtype"),
     # Clamped dynamic_slice/dynamic_update_slice windows stop one short of the end.
-    "clamp": ("_src/lax/slicing.py",
+    "clamp": ("_src/lax/dynamic_slice.py",
               "lo = min(max(int(start), 0), size - want)",
               "lo = min(max(int(start), 0), max(size - want - 1, 0))",
               "values differ"),

@@ -57,13 +57,16 @@ from refjax._src.lax.shapes import (  # noqa: F401
     slice_p, split, split_p, squeeze, squeeze_p, stack, stack_p, tile, tile_p,
     transpose, transpose_p,
 )
-from refjax._src.lax.slicing import (  # noqa: F401
-    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
+from refjax._src.lax.gather_scatter import (  # noqa: F401
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather,
+    gather_p, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
+    scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
+    scatter_p, scatter_sub, scatter_sub_p,
+)
+from refjax._src.lax.dynamic_slice import (  # noqa: F401
     dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
     dynamic_update_index_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,
-    dynamic_update_slice_p, gather, gather_p, index_take, scatter, scatter_add,
-    scatter_add_p, scatter_apply, scatter_max, scatter_max_p, scatter_min,
-    scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p,
+    dynamic_update_slice_p,
 )
 from refjax._src.lax.sorting import (  # noqa: F401
     sort, sort_key_val, sort_p, top_k, top_k_p,

@@ -115,6 +115,12 @@ def is_undefined_primal(x):
     return type(x) is UndefinedPrimal
 
 
+def zero_cotangents(args):
+    """A transpose rule's result for a zero cotangent: a symbolic zero for
+    each linear (undefined) operand, None for the others."""
+    return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+
+
 # ---------------------------------------------------------------------------
 # Declaring rules (used beside each primitive's definition)
 # ---------------------------------------------------------------------------

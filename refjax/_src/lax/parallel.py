@@ -25,10 +25,10 @@ import numpy as np
 from refjax._src import core, tree_util
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.interpreters import ad, batching
-from refjax._src.lax import lax
+from refjax._src.lax import dynamic_slice, lax
 from refjax._src.lax import reductions
 from refjax._src.lax import reductions as _reductions
-from refjax._src.lax import shapes, slicing
+from refjax._src.lax import shapes
 
 # ---------------------------------------------------------------------------
 # Axis names
@@ -674,8 +674,8 @@ def _manual_ppermute(x, names, perm):
         src_of[d] = s
     gathered = _manual_all_gather(x, names, 0, False)
     me = axis_index(names)
-    src = slicing.dynamic_index_in_dim(lax.asarray(src_of), me, keepdims=False)
-    got = slicing.dynamic_index_in_dim(gathered, lax.max(src, np.int32(0)),
+    src = dynamic_slice.dynamic_index_in_dim(lax.asarray(src_of), me, keepdims=False)
+    got = dynamic_slice.dynamic_index_in_dim(gathered, lax.max(src, np.int32(0)),
                                        keepdims=False)
     zero = lax.full_like(got, 0)
     return lax.select(shapes.broadcast(src >= 0, np.shape(got)), got, zero)

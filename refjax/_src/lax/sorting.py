@@ -16,7 +16,7 @@ import numpy as np
 from refjax._src import backend, core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
-from refjax._src.lax import shapes, slicing
+from refjax._src.lax import gather_scatter, shapes
 from refjax._src.lax.lax import _xp
 
 sort_p = Primitive("sort", multiple_results=True)
@@ -219,11 +219,11 @@ def _take_along(x, indices, axis):
     a gather batched over every axis but ``axis``."""
     rank = core.get_aval(indices).ndim
     others = tuple(d for d in range(rank) if d != axis)
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=others, start_indices_batching_dims=others)
     starts = shapes.expand_dims(indices, (rank,))
-    return slicing.gather(x, starts, dnums, (1,) * rank)
+    return gather_scatter.gather(x, starts, dnums, (1,) * rank)
 
 
 top_k_p.jvp = _top_k_jvp

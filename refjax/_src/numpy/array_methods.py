@@ -23,7 +23,7 @@ import numpy as np
 
 from refjax._src import core, dtypes
 from refjax._src.array import Array, ArrayImpl
-from refjax._src.lax import lax, shapes, slicing
+from refjax._src.lax import gather_scatter, lax, shapes
 
 # The jax.numpy namespace, bound by install() once every module is loaded.
 _jnp = None
@@ -416,7 +416,7 @@ def _update_method(scatter_name, doc):
                mode=None, out_sharding=None, wrap_negative_indices=True):
         from refjax._src.numpy import indexing
         return indexing.scatter_update(
-            self.array, self.index, values, getattr(slicing, scatter_name),
+            self.array, self.index, values, getattr(gather_scatter, scatter_name),
             indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
             mode=mode, normalize_indices=wrap_negative_indices)
     method.__doc__ = doc
@@ -474,7 +474,7 @@ class _IndexUpdateRef:
     def _on_ones(self, values, indices_are_sorted, unique_indices, mode, normalize):
         from refjax._src.numpy import indexing
         return indexing.scatter_update(
-            _jnp.ones_like(self.array), self.index, values, slicing.scatter_mul,
+            _jnp.ones_like(self.array), self.index, values, gather_scatter.scatter_mul,
             indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
             mode=mode, normalize_indices=normalize)
 
@@ -485,7 +485,7 @@ class _IndexUpdateRef:
         from refjax._src.numpy import indexing
 
         def scatter_apply(x, indices, y, dnums, **kwargs):
-            return slicing.scatter_apply(x, indices, func, dnums,
+            return gather_scatter.scatter_apply(x, indices, func, dnums,
                                          update_shape=core.get_aval(y).shape, **kwargs)
         zero = lax.full_like(self.array, 0, shape=())
         return indexing.scatter_update(

@@ -30,9 +30,9 @@ import numpy as np
 
 from refjax._src import core, dtypes, errors
 from refjax._src.array import Array
-from refjax._src.lax import lax
+from refjax._src.lax import dynamic_slice as lax_dynamic_slice
+from refjax._src.lax import gather_scatter, lax
 from refjax._src.lax import shapes as lax_shapes
-from refjax._src.lax import slicing
 from refjax._src.numpy import creation as creation
 from refjax._src.numpy import util
 
@@ -223,7 +223,7 @@ def _check_static_slices(parsed):
 
 
 def _parse_mode(mode):
-    return slicing.GatherScatterMode.from_any(mode)
+    return gather_scatter.GatherScatterMode.from_any(mode)
 
 
 def _index_dtype(shape):
@@ -283,12 +283,12 @@ def _static_slice_plan(parsed, shape, mode, normalize_indices):
     with a (clamped) ``dynamic_slice`` instead; ``mode='clip'`` clamps it
     statically.
     """
-    parsed_mode = (slicing.GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
+    parsed_mode = (gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
                    else _parse_mode(mode))
-    if parsed_mode not in (slicing.GatherScatterMode.PROMISE_IN_BOUNDS,
-                           slicing.GatherScatterMode.CLIP):
+    if parsed_mode not in (gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS,
+                           gather_scatter.GatherScatterMode.CLIP):
         raise ValueError("static_slice requires mode='promise_in_bounds' or mode='clip'")
-    if parsed_mode is slicing.GatherScatterMode.PROMISE_IN_BOUNDS:
+    if parsed_mode is gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS:
         _check_static_ints_in_bounds(parsed, shape, normalize_indices)
     _check_static_slices(parsed)
     for position, p in enumerate(parsed):
@@ -382,7 +382,7 @@ def _dynamic_slice_plan(parsed, shape, mode):
     """The ``dynamic_slice`` reading an index of scalars and unit-step
     slices, or an error if there is none."""
     if mode is not None and _parse_mode(mode) not in (
-            slicing.GatherScatterMode.PROMISE_IN_BOUNDS, slicing.GatherScatterMode.CLIP):
+            gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS, gather_scatter.GatherScatterMode.CLIP):
         raise ValueError("dynamic_slice requires mode='promise_in_bounds' or mode='clip'")
     for position, p in enumerate(parsed):
         bad = (p.typ is IndexType.BOOLEAN
@@ -431,7 +431,7 @@ def _dynamic_slice_plan(parsed, shape, mode):
 def _dynamic_slice(arr, plan, normalize_indices):
     out = arr
     if not plan.trivial:
-        out = slicing.dynamic_slice(arr, plan.starts, plan.sizes,
+        out = lax_dynamic_slice.dynamic_slice(arr, plan.starts, plan.sizes,
                                     allow_negative_indices=normalize_indices)
     return _reverse_squeeze_expand(out, plan)
 
@@ -466,7 +466,7 @@ def _gather(arr, parsed, shape, *, indices_are_sorted, unique_indices, mode,
     if 0 in plan.slice_shape:
         return lax.full_like(y, 0, shape=tuple(plan.slice_shape))
     if 0 not in np.shape(plan.indices):
-        y = slicing.gather(y, plan.indices, plan.dnums, tuple(plan.gather_slice_shape),
+        y = gather_scatter.gather(y, plan.indices, plan.dnums, tuple(plan.gather_slice_shape),
                            unique_indices=unique_indices or plan.unique_indices,
                            indices_are_sorted=indices_are_sorted or plan.indices_are_sorted,
                            mode=mode, fill_value=fill_value)
@@ -573,7 +573,7 @@ def _index_to_gather(parsed, shape, normalize_indices=True):
         else:
             raise IndexError(f"Got unsupported indexer at position {position}: {p!r}")
 
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=tuple(st.offset_dims), collapsed_slice_dims=tuple(sorted(st.collapsed)),
         start_index_map=tuple(st.start_index_map))
     return _GatherPlan(
@@ -713,7 +713,7 @@ def scatter_update(x, index, y, scatter_op, *, indices_are_sorted=False,
         y = lax_shapes.rev(y, plan.reversed_y_dims)
     if plan.scalar_bool_dims:
         x = lax_shapes.expand_dims(x, plan.scalar_bool_dims)
-    dnums = slicing.ScatterDimensionNumbers(
+    dnums = gather_scatter.ScatterDimensionNumbers(
         update_window_dims=plan.dnums.offset_dims,
         inserted_window_dims=plan.dnums.collapsed_slice_dims,
         scatter_dims_to_operand_dims=plan.dnums.start_index_map)

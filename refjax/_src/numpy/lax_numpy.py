@@ -26,7 +26,8 @@ from refjax._src import core, dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
 from refjax._src.lax import dot as lax_dot
-from refjax._src.lax import lax
+from refjax._src.lax import dynamic_slice as lax_dynamic_slice
+from refjax._src.lax import gather_scatter, lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import creation as creation
@@ -753,7 +754,6 @@ def roll(a, shift, axis=None):
 
 @jit(static_argnums=(2,))
 def _roll_dynamic(a, shift, axis):
-    from refjax._src.lax import slicing
     b_shape = _broadcast_shapes([_aval(shift).shape, np.shape(axis)])
     if len(b_shape) != 1:
         raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D "
@@ -764,7 +764,7 @@ def _roll_dynamic(a, shift, axis):
         s = ufuncs.remainder(lax.convert_element_type(s, np.int32),
                              lax.max(n, np.int32(1)))
         doubled = lax_shapes.concatenate((a, a), ax)
-        a = slicing.dynamic_slice_in_dim(doubled, n - s, _aval(a).shape[ax], axis=ax)
+        a = lax_dynamic_slice.dynamic_slice_in_dim(doubled, n - s, _aval(a).shape[ax], axis=ax)
     return a
 
 
@@ -897,7 +897,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                       "fill_value"))
 def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
           indices_are_sorted=False, fill_value=None):
-    from refjax._src.lax import slicing
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, indices = util.ensure_arraylike("take", a, indices)
@@ -907,16 +906,16 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         axis = _canonicalize_axis(axis, _aval(a).ndim)
     n = _aval(a).shape[axis]
     if mode is None or mode == "fill":
-        gather_mode = slicing.GatherScatterMode.FILL_OR_DROP
+        gather_mode = gather_scatter.GatherScatterMode.FILL_OR_DROP
         # gather itself does not wrap negative indices.
         indices = util._where(indices < 0, indices + n, indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
         indices = ufuncs.mod(indices, util._const(indices, n))
-        gather_mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
+        gather_mode = gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS
     elif mode == "clip":
-        gather_mode = slicing.GatherScatterMode.CLIP
+        gather_mode = gather_scatter.GatherScatterMode.CLIP
     else:
         raise ValueError(f"Invalid mode '{mode}' for np.take")
     a_shape, i_shape = _aval(a).shape, _aval(indices).shape
@@ -927,11 +926,11 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if math.prod(i_shape) == 0:
         return lax.full_like(a, 0, shape=a_shape[:axis] + i_shape + a_shape[axis + 1:])
     nd_i = len(i_shape)
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=tuple(range(axis)) + tuple(range(axis + nd_i, len(a_shape) + nd_i - 1)),
         collapsed_slice_dims=(axis,), start_index_map=(axis,))
     slice_sizes = a_shape[:axis] + (1,) + a_shape[axis + 1:]
-    return slicing.gather(a, lax_shapes.expand_dims(indices, (nd_i,)), dnums, slice_sizes,
+    return gather_scatter.gather(a, lax_shapes.expand_dims(indices, (nd_i,)), dnums, slice_sizes,
                           mode=gather_mode, unique_indices=unique_indices,
                           indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
@@ -957,7 +956,6 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     ``mode`` is the gather's (default 'fill'); negative indices wrap unless
     ``mode='promise_in_bounds'`` or ``wrap_negative_indices=False``.
     """
-    from refjax._src.lax import slicing
     a, indices = util.ensure_arraylike("take_along_axis", arr, indices)
     i_shape = _aval(indices).shape
     if not dtypes.issubdtype(_aval(indices).dtype, np.integer):
@@ -989,11 +987,11 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     gather_indices = lax_shapes.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
     dn = _along_axis_dnums(a, i_shape, arr_shape, axis)
     a = lax_shapes.squeeze(a, dn["squeeze"]) if dn["squeeze"] else a
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=tuple(dn["offset"]), collapsed_slice_dims=tuple(dn["collapsed"]),
         start_index_map=tuple(dn["start"]), operand_batching_dims=tuple(dn["batch_a"]),
         start_indices_batching_dims=tuple(dn["batch_i"]))
-    return slicing.gather(a, gather_indices, dnums, tuple(dn["sizes"]),
+    return gather_scatter.gather(a, gather_indices, dnums, tuple(dn["sizes"]),
                           mode="fill" if mode is None else mode, fill_value=fill_value)
 
 
