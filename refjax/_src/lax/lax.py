@@ -199,8 +199,7 @@ def _linear_unbroadcast_transpose(ct_fns):
     is operand ``i``'s cotangent before it is summed over broadcast axes."""
     def transpose(ct, *operands, **params):
         if type(ct) is ad.Zero:
-            return [ad.Zero(o.aval) if ad.is_undefined_primal(o) else None
-                    for o in operands]
+            return ad.zero_cotangents(operands)
         return [_unbroadcast(o.aval, fn(ct)) if ad.is_undefined_primal(o) else None
                 for o, fn in zip(operands, ct_fns)]
     return transpose
@@ -941,8 +940,7 @@ def _select_n_transpose(ct, which, *cases):
     if ad.is_undefined_primal(which):
         raise ValueError("select_n is not linear in its predicate")
     if type(ct) is ad.Zero:
-        return [None] + [ad.Zero(c.aval) if ad.is_undefined_primal(c) else None
-                         for c in cases]
+        return [None] + ad.zero_cotangents(cases)
     zeros = _zeros(ct)
     boolean = core.get_aval(which).dtype == np.bool_
 
