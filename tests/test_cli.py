@@ -16,7 +16,7 @@ def _cli(*args):
 
 @pytest.mark.spec("BE-3")
 def test_table_counts_passes_per_area():
-    result = _cli("-k", "promote_types or unhashable")
+    result = _cli("-k", "promote_types or arrays_are_unhashable")
     assert result.returncode == 0, result.stdout[-3000:]
     lines = result.stdout.splitlines()
     start = lines.index("Conformance of 'refjax' (SPEC.md areas)")

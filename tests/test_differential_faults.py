@@ -8,12 +8,12 @@ report a disagreement of the kind the fault causes.
 """
 import json
 import os
-import re
-import shutil
 import subprocess
 import sys
 
 import pytest
+
+from tests.mutation.planting import copy_refjax, plant
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,21 +39,9 @@ FAULTS = {
 
 def faulty_copy(tmp_path, fault):
     """refjax as ``refjax_faulty`` with ``fault`` planted; returns its parent."""
-    target = tmp_path / "refjax_faulty"
-    shutil.copytree(os.path.join(ROOT, "refjax"), target,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(os.path.join(ROOT, "backends"), target / "backends",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    for path in target.rglob("*.py"):
-        text = path.read_text()
-        renamed = re.sub(r"\brefjax\b", "refjax_faulty", text)
-        if renamed != text:
-            path.write_text(renamed)
+    target = copy_refjax(str(tmp_path), "refjax_faulty")
     where, old, new, _ = FAULTS[fault]
-    path = target / where
-    text = path.read_text()
-    assert text.count(old) == 1, f"cannot plant {fault!r}: {old!r} not found in {where}"
-    path.write_text(text.replace(old, new))
+    plant(target, where, old, new, fault)
     return tmp_path
 
 

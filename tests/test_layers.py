@@ -27,6 +27,7 @@ LAYERS = [
     ("refjax._src.devices", 0), ("refjax._src.dtypes", 0),
     ("refjax._src.casting", 0), ("refjax._src.mesh", 0),
     ("refjax._src.array", 0), ("refjax.backends", 0),
+    ("refjax._src.lru", 0),
     ("refjax._src.lax.xla_cpu_math", 0),
     # 1: core. Avals, Primitive and its rule slots, traces, tracers,
     # jaxprs, eval_jaxpr and the jaxpr printer.

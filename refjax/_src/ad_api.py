@@ -221,7 +221,15 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     return result
 
 
-def _apply_transpose(lin, in_tree, out_tree, name, src, ct):
+def _apply_transpose(lin, in_tree, out_tree, name, src, *args):
+    if len(args) != 1:
+        # One cotangent, shaped like the whole output, even a tuple (AD-90).
+        raise TypeError(
+            f"The function returned by `jax.vjp` applied to {name} takes exactly one "
+            f"argument, the cotangent of {name}'s whole output, but was called with "
+            f"{len(args)} arguments. If {name} returns a tuple, pass one tuple: "
+            "`f_vjp((ct1, ct2))`, not `f_vjp(ct1, ct2)`.")
+    ct, = args
     ct_leaves, ct_tree = tree_util.tree_flatten(ct)
     if ct_tree != out_tree:
         raise ValueError(
@@ -302,7 +310,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False,
         _check_scalar(ans)
         _check_output_dtype("grad", holomorphic, ans)
         g = f_vjp(_ones_like(ans))
-        g = g[0] if isinstance(argnums, int) else g
+        g = g[0] if isinstance(argnums, (int, np.integer)) else g
         return ((ans, aux), g) if has_aux else (ans, g)
 
     return value_and_grad_f
@@ -312,7 +320,9 @@ _check_callable = core.check_callable
 
 
 def _argnums_tuple(argnums):
-    if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool):
+    """``argnums`` as a tuple: an int (a bool or NumPy integer counts, as in
+    JAX) or a sequence of them (SPEC AD-89)."""
+    if isinstance(argnums, (int, np.integer)):
         return (int(argnums),)
     if isinstance(argnums, (tuple, list)) and all(
             isinstance(a, (int, np.integer)) for a in argnums):
@@ -321,13 +331,37 @@ def _argnums_tuple(argnums):
                     f"{argnums!r}")
 
 
-def _dynamic_args(args, argnums):
+def _dynamic_args(args, argnums, too_few=TypeError):
+    """The positional arguments ``argnums`` name (SPEC AD-89).
+
+    As in JAX, an index past the end raises ``too_few`` (``TypeError`` from
+    ``grad``, ``ValueError`` from the Jacobians), one below ``-len(args)``
+    ``ValueError``, and so does an empty ``argnums``.  Naming one argument
+    twice (``(0, 0)``, or ``(0, -2)`` of two) raises ``TypeError``: JAX then
+    passes None for the repeat and fails, or returns junk, in the function.
+    """
+    n = len(args)
+    if not argnums:
+        raise ValueError("argnums must name at least one positional argument to "
+                         "differentiate with respect to; got an empty sequence.")
+    if too_few is TypeError and max(argnums) >= n:
+        shown = argnums[0] if len(argnums) == 1 else argnums
+        raise TypeError(
+            f"differentiating with respect to argnums={shown} "
+            f"requires at least {max(argnums) + 1} positional arguments to be "
+            f"passed by the caller, but got only {n} positional arguments.")
     for i in argnums:
-        if i >= len(args) or i < -len(args):
-            raise TypeError(
-                f"differentiating with respect to argnums={argnums[0] if len(argnums) == 1 else argnums} "
-                f"requires at least {max(argnums) + 1} positional arguments to be "
-                f"passed by the caller, but got only {len(args)} positional arguments.")
+        if not -n <= i < n:
+            raise ValueError(
+                "Positional argument indices, e.g. for `argnums`, must have value "
+                "greater than or equal to -len(args) and less than len(args), but "
+                f"got value {i} for len(args) == {n}.")
+    positions = [i % n for i in argnums]
+    if len(set(positions)) != len(positions):
+        raise TypeError(
+            f"argnums={tuple(argnums)} names the same positional argument more "
+            f"than once (of {n} arguments); list each argument to differentiate "
+            "with respect to once.")
     return tuple(args[i] for i in argnums)
 
 
@@ -403,6 +437,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     def jacfun(*args, **kwargs):
         dyn, partial_fun, in_leaves, in_tree = _differentiated_args(
             fun, args, kwargs, argnums_t, lambda x: _check_input_dtype_fwd(holomorphic, x))
+        _check_some_leaves(in_leaves, "jacfwd", "differentiated arguments")
         basis = tree_util.tree_unflatten(in_tree, _std_basis(in_leaves))
 
         def pushfwd(tangents):
@@ -412,9 +447,11 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         out, tan, aux = vmap(pushfwd, out_axes=(None, -1, None),
                              axis_size=_total_size(in_leaves))(basis)
         out_leaves, out_tree = tree_util.tree_flatten(out)
-        jac = [_split_basis_axis(t, -1, in_leaves, o.dtype)
+        jac = [_split_basis_axis(t, -1, in_leaves, core.get_aval(o).dtype)
                for t, o in zip(tree_util.tree_leaves(tan), out_leaves)]
-        jac = _to_argnums_structure(jac, out_tree, in_tree, argnums)
+        # A NumPy integer counts as one index here, not in jacrev, as in JAX.
+        single = isinstance(argnums, (int, np.integer))
+        jac = _to_argnums_structure(jac, out_tree, in_tree, single)
         return (jac, aux) if has_aux else jac
 
     return jacfun
@@ -434,6 +471,9 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         out, f_vjp = res[0], res[1]
         tree_util.tree_map(lambda o: _check_output_dtype("jacrev", holomorphic, o), out)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        # Checked once the function has run, as in JAX (AD-92).
+        _check_some_leaves(out_leaves, "jacrev", "function's outputs")
+        _check_some_leaves(in_leaves, "jacrev", "differentiated arguments")
         inexact = [ad.tangent_dtype(core.get_aval(x).dtype) != float0 for x in in_leaves]
 
         def pullback(ct):
@@ -449,10 +489,19 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
                       else [np.zeros(o.shape + np.shape(x), float0) for o in out_leaves])
             for row, block in zip(jac, blocks):
                 row.append(block)
-        jac = _to_argnums_structure(jac, out_tree, in_tree, argnums)
+        jac = _to_argnums_structure(jac, out_tree, in_tree, isinstance(argnums, int))
         return (jac, res[2]) if has_aux else jac
 
     return jacfun
+
+
+def _check_some_leaves(leaves, api, what):
+    """A Jacobian needs an array to build its basis from: jacfwd among the
+    inputs, jacrev among the inputs and the outputs (SPEC AD-62).  An empty
+    pytree (None, ``()``) there raises ``ValueError``, as in JAX."""
+    if not leaves:
+        raise ValueError(f"{api} needs at least one array among the {what}, but "
+                         "they hold none (an empty pytree such as None or ()).")
 
 
 def _total_size(leaves):
@@ -501,7 +550,7 @@ def _differentiated_args(fun, args, kwargs, argnums, check):
     arguments' tree from the checks' None results: a custom pytree whose
     ``__init__`` rejects None fails here (SPEC TREE-27).
     """
-    dyn = _dynamic_args(args, argnums)
+    dyn = _dynamic_args(args, argnums, too_few=ValueError)
     in_leaves, in_tree = tree_util.tree_flatten(dyn)
     _check_args(in_leaves)
     tree_util.tree_map(check, dyn)
@@ -528,14 +577,14 @@ def _check_input_dtype_fwd(holomorphic, x):
             "involving complex inputs or integer inputs, use jax.jvp directly.")
 
 
-def _to_argnums_structure(blocks, out_tree, in_tree, argnums):
+def _to_argnums_structure(blocks, out_tree, in_tree, single):
     """Nest blocks as JAX does: the output's structure outside, and inside
     each output leaf the structure of the differentiated arguments (bare
-    when ``argnums`` is an int)."""
+    when ``single``: ``argnums`` was one index)."""
     per_out = []
     for row in blocks:
         inner = tree_util.tree_unflatten(in_tree, row)
-        per_out.append(inner[0] if isinstance(argnums, int) else inner)
+        per_out.append(inner[0] if single else inner)
     return tree_util.tree_unflatten(out_tree, per_out)
 
 

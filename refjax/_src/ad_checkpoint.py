@@ -63,9 +63,10 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
     @functools.wraps(fun)
     def fun_remat(*args, **kwargs):
-        if core.current_trace() is core.eval_trace:
-            return fun(*args, **kwargs)
+        # Traced even eagerly, as in JAX: the outputs are Arrays whatever
+        # ``fun`` returns for NumPy or Python inputs.
         n = len(args)
+        _check_static_argnums(static_argnums, n)
         static = {i % n: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
 
@@ -82,6 +83,18 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
 
 remat = checkpoint
+
+
+def _check_static_argnums(static_argnums, n):
+    """``static_argnums`` must index the call's positional arguments."""
+    bad = [i for i in static_argnums
+           if not isinstance(i, int) or not -n <= i < n]
+    if bad:
+        raise ValueError(
+            "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
+            "only take integer values greater than or equal to `-len(args)` and "
+            f"less than `len(args)`, but got {static_argnums}, while "
+            f"`len(args)` = {n}. Pass fewer static_argnums or more arguments.")
 
 
 # ---------------------------------------------------------------------------
@@ -109,6 +122,10 @@ def _remat_partial_eval(trace, args, params):
     ``remat2`` that recomputes every known value the policy does not save."""
     unknowns = [trace.is_unknown(a) for a in args]
     policy = params["policy"] or nothing_saveable
+    if not callable(policy):
+        raise TypeError(f"'{type(policy).__name__}' object is not callable: "
+                        "jax.checkpoint's policy must be a function such as "
+                        "jax.checkpoint_policies.nothing_saveable.")
     known, unknown, out_unknown, num_res = partial_eval_jaxpr_custom(
         params["jaxpr"], unknowns, policy)
     known_outs = core.eval_jaxpr(known.jaxpr, known.consts,

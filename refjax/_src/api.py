@@ -14,6 +14,7 @@ import contextlib
 import functools
 import inspect
 import operator
+import threading
 import warnings
 import weakref
 
@@ -22,12 +23,13 @@ import numpy as np
 from refjax._src import backend as _backend
 from refjax._src import compiler
 from refjax._src import config as _config
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, lru, mesh
 from refjax._src import placement as sharding_impl
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
 from refjax._src.compiler import executable_for
 from refjax._src.core import Primitive, ShapedArray, Tracer
+from refjax._src.errors import JaxRuntimeError
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
 
@@ -46,6 +48,16 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        shape = tuple(shape)
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified, "
+                             "e.g. jnp.float32.")
+        if sharding is not None and not isinstance(
+                sharding, (mesh.Sharding, mesh.PartitionSpec)):
+            raise ValueError(
+                "sharding should be an instance of `jax.sharding.Sharding` or "
+                f"`jax.sharding.PartitionSpec`. Got {sharding} of type "
+                f"{type(sharding)}.")
         self.shape = tuple(shape)
         self.dtype = dtype if dtypes.is_extended(dtype) else dtypes.to_dtype(dtype)
         self.weak_type = bool(weak_type)
@@ -391,9 +403,17 @@ class _ArgNamer:
 # * each jitted callable's call cache: call signature (which also tells
 #   jax.Arrays from NumPy values) -> what is needed to run, including the
 #   donation plan.  ``_cache_size()`` counts these.
+#
+# Both are bounded LRU caches (SPEC THR-4): ``lru.JIT_CACHE_SIZE`` call
+# signatures per jitted callable, ``lru.TRACE_CACHE_SIZE`` traces per
+# function, as in JAX.  The hot path looks a signature up in ``_fast``, a
+# lock-free index of the call cache bounded the same way (SPEC THR-5).
 
-_trace_caches = weakref.WeakKeyDictionary()   # function -> {signature: _Traced}
+_trace_caches = weakref.WeakKeyDictionary()   # function -> LRU {signature: _Traced}
 _all_jit_functions = weakref.WeakSet()
+# Guards _all_jit_functions: clear_caches iterates it while other threads
+# may be creating jitted functions.
+_registry_lock = threading.Lock()
 
 _x64 = _config.enable_x64
 _promotion = _config.numpy_dtype_promotion
@@ -422,13 +442,16 @@ def _config_key():
 
 
 def _trace_cache_for(fun):
+    """The trace cache every jit of ``fun`` shares (one per function)."""
     try:
         cache = _trace_caches.get(fun)
         if cache is None:
-            cache = _trace_caches[fun] = {}
+            # setdefault: of two threads jitting ``fun`` at once, both
+            # end up with the cache that was stored.
+            cache = _trace_caches.setdefault(fun, lru.LRU(lru.TRACE_CACHE_SIZE))
         return cache
     except TypeError:           # not weakly referenceable or not hashable
-        return {}
+        return lru.LRU(lru.TRACE_CACHE_SIZE)
 
 
 class _Traced:
@@ -556,6 +579,8 @@ class JitWrapped:
                  keep_unused=False, traced_for="jit", in_shardings=None,
                  out_shardings=None):
         core.check_callable(fun)
+        _check_sharding_specs(in_shardings, "in_shardings")
+        _check_sharding_specs(out_shardings, "out_shardings")
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self._placed = in_shardings is not None or out_shardings is not None
@@ -578,10 +603,12 @@ class JitWrapped:
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._src = core.fun_source_info(fun)
         self._traces = _trace_cache_for(fun)
-        self._calls = {}
-        self._fast = {}
+        self._calls = lru.LRU(lru.JIT_CACHE_SIZE)
+        self._fast = {}     # bounded by lru.put_bounded (SPEC THR-5)
+        self._fast_max = lru.JIT_CACHE_SIZE
         functools.update_wrapper(self, fun, updated=())
-        _all_jit_functions.add(self)
+        with _registry_lock:
+            _all_jit_functions.add(self)
 
     def __repr__(self):
         return f"<PjitFunction of {self.fun!r}>"
@@ -633,7 +660,7 @@ class JitWrapped:
         if any(type(a) is not ArrayImpl for a in args):
             entry.scalar_dtypes = tuple(None if type(a) is ArrayImpl else av.dtype
                                         for a, av in zip(args, call.avals))
-        self._fast[key] = entry
+        lru.put_bounded(self._fast, key, entry, self._fast_max)
 
     # -- shardings (SPEC SHD-30) --------------------------------------------------
     def _flat_in_shardings(self, call):
@@ -864,6 +891,24 @@ class JitWrapped:
             entry.traced.out_tree, [_shape_dtype_struct(a) for a in entry.out_avals])
 
 
+def _is_sharding_spec(s):
+    return s is None or s is UNSPECIFIED or isinstance(
+        s, (mesh.Sharding, mesh.PartitionSpec))
+
+
+def _check_sharding_specs(specs, option):
+    """``in_shardings``/``out_shardings`` are pytrees whose leaves are
+    Shardings, PartitionSpecs or None; anything else is a ``TypeError`` when
+    ``jit`` is called, before any tracing (SPEC JIT-11)."""
+    if specs is None:
+        return
+    for leaf in tree_util.tree_leaves(specs, is_leaf=_is_sharding_spec):
+        if not _is_sharding_spec(leaf):
+            raise TypeError(
+                f"{option} leaf specifications are expected to be PartitionSpec "
+                f"instances or None, but got {leaf}")
+
+
 def _has_tracer_consts(closed):
     """A jaxpr closing over tracers of an enclosing trace is valid only
     inside that trace, so it is never cached."""
@@ -941,6 +986,8 @@ def _execute(entry, flat):
     """Run a call entry's program on concrete leaves (SPEC JIT-2, DON-1)."""
     if entry.run is None:
         entry.run = executable_for(entry.traced.closed)
+    if entry.donated is not None:
+        _check_donated_once(flat, entry.deletions())
     out = entry.run(*_to_buffers(flat))
     results = [_wrap_out(b, a) for b, a in zip(out, entry.out_avals)]
     if entry.donated is not None:
@@ -948,6 +995,35 @@ def _execute(entry, flat):
             if d and isinstance(x, ArrayImpl):
                 x.delete()
     return results
+
+
+def _check_donated_once(flat, deleted):
+    """A buffer the call donates may be passed only once (SPEC JIT-12).
+
+    As XLA does when it runs a program: donating an array that another
+    argument of the same call also passes (``f(x, x)`` donating either) is
+    a ``JaxRuntimeError``, raised before anything runs or is deleted.
+    """
+    first = {}
+    for i, (x, donates) in enumerate(zip(flat, deleted)):
+        if type(x) is not ArrayImpl:
+            continue
+        seen = first.setdefault(id(x), (i, donates))
+        if seen[0] == i or not (donates or seen[1]):
+            continue
+        if donates and seen[1]:
+            what, toy = ("Attempt to donate the same buffer twice in Execute()",
+                         "f(donate(a), donate(a))")
+        elif donates:
+            what, toy = ("Attempt to donate a buffer which is also used by the "
+                         "same call to Execute()", "f(a, donate(a))")
+        else:
+            what, toy = ("Attempt to use a buffer that was previously donated in "
+                         "the same call to Execute()", "f(donate(a), a)")
+        raise JaxRuntimeError(
+            f"INVALID_ARGUMENT: {what} (flattened argument {i}, "
+            f"replica 0, partition 0, first use: {seen[0]}). Toy example for "
+            f"this bug: `{toy}`.")
 
 
 class Traced:
@@ -1095,11 +1171,15 @@ def jit(fun=_NOT_GIVEN, *, in_shardings=None, out_shardings=None, static_argnums
 
 
 def clear_caches():
-    """Drop every jit cache entry and compiled program (SPEC JIT-6)."""
-    for f in list(_all_jit_functions):
+    """Drop every jit cache entry, compiled program, eager plan and cached
+    transformed jaxpr (SPEC JIT-6, THR-6)."""
+    with _registry_lock:
+        jitted = list(_all_jit_functions)
+    for f in jitted:
         f.clear_cache()
     _trace_caches.clear()
     compiler.clear_cache()
+    lru.clear_all()
 
 
 # ---------------------------------------------------------------------------

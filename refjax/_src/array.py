@@ -42,6 +42,9 @@ class Array:
             "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
+dtypes.array_types.append(Array)     # an Array is never a dtype (SPEC NP-71)
+
+
 class ArrayImpl(Array):
     """A concrete array: an immutable backend buffer with JAX's metadata."""
 
@@ -52,8 +55,10 @@ class ArrayImpl(Array):
     # ``_sig``: (shape, dtype, weak type) of a plain uncommitted array, the
     # key of eager dispatch plans (SPEC PERF-1); None until first needed,
     # and for committed, sharded or deleted arrays.
+    # ``_npy``: the read-only NumPy view handed out by ``__array__`` and the
+    # buffer paths, made once (SPEC ARR-11); None until first asked for.
     __slots__ = ("_buffer", "_dtype", "weak_type", "_device", "_committed",
-                 "_shape", "_sharding", "_shards", "_sig", "__weakref__")
+                 "_shape", "_sharding", "_shards", "_sig", "_npy", "__weakref__")
     __hash__ = None  # unhashable, as in JAX (SPEC ARR-3)
 
     def __init__(self, buffer, dtype, weak_type=False, device=None,
@@ -66,6 +71,7 @@ class ArrayImpl(Array):
         self._sharding = None
         self._shards = None
         self._sig = None
+        self._npy = None
 
     @classmethod
     def _from_shards(cls, shards, shape, dtype, weak_type, sharding):
@@ -195,19 +201,77 @@ class ArrayImpl(Array):
             self._buffer = None
         self._shards = None
         self._sig = None
+        self._npy = None
 
     def block_until_ready(self):
         _backend.get().block_until_ready(self._value)
         return self
 
     # -- conversions (concrete values only) ---------------------------------
+    def _exported(self):
+        """The values as a NumPy array nobody can make writeable: the view
+        every NumPy, buffer-protocol and DLPack path shares (SPEC ARR-11)."""
+        view = self._npy
+        if view is None:
+            view = self._npy = readonly_view(_backend.get().to_host(self._value))
+        return view
+
     def __array__(self, dtype=None, copy=None):
-        host = self._host()
-        if dtype is not None and np.dtype(dtype) != host.dtype:
-            return host.astype(dtype)
+        """NumPy's conversion hook, with NumPy 2's ``copy`` keyword: a
+        read-only view unless a copy is asked for or the dtype differs
+        (``copy=False`` then raises ValueError; SPEC ARR-11)."""
+        # A fresh view each time: a caller may reshape the one it gets in
+        # place (``v.shape = ...``) without touching anyone else's.
+        view = self._exported().view()
+        if dtype is not None and np.dtype(dtype) != view.dtype:
+            if copy is False:
+                raise ValueError(
+                    f"Unable to avoid copy while converting an Array of dtype "
+                    f"{view.dtype} to {np.dtype(dtype)}: pass copy=None (or use "
+                    f"np.asarray) to allow the conversion to copy.")
+            return view.astype(dtype)
         if copy:
-            return host.copy()
-        return host
+            return view.copy()
+        return view
+
+    def __buffer__(self, flags):
+        """The buffer protocol, read-only (``memoryview(x)``; PEP 688, so
+        Python 3.12 or later; SPEC ARR-11)."""
+        try:
+            view = self._exported()
+        except RuntimeError as e:   # deleted
+            raise BufferError(str(e)) from None
+        try:
+            return memoryview(view)
+        except ValueError:
+            raise BufferError(
+                f"Arrays of dtype {self._dtype} cannot be exported through the "
+                f"Python buffer protocol; convert with np.asarray(x) "
+                f"instead.") from None
+
+    def tobytes(self, order="C"):
+        """The raw bytes of the values in ``order`` (SPEC ARR-11)."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(
+                f"order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+        return self._exported().tobytes(order)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """A DLPack capsule of the values, flagged read-only (SPEC ARR-11).
+
+        A consumer that asks for no ``max_version`` speaks DLPack 0.x,
+        which cannot say "read-only"; it gets a private copy instead, so
+        what it writes never reaches this array."""
+        view = self._exported()
+        if max_version is None or max_version[0] < 1:
+            return view.copy().__dlpack__(stream=stream)
+        return view.__dlpack__(stream=stream, max_version=max_version,
+                               dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """``(device type, device id)`` of the memory ``__dlpack__`` exports."""
+        return self._exported().__dlpack_device__()
 
     def item(self, *args):
         if args:
@@ -259,7 +323,8 @@ class ArrayImpl(Array):
     def __format__(self, spec):
         if self.ndim == 0:
             return format(self._host()[()], spec)
-        return format(str(self), spec)
+        # NumPy's rule, as in JAX: only the empty spec formats an array.
+        return format(self._host(), spec)
 
     def __copy__(self):
         return self.copy()
@@ -287,6 +352,29 @@ def check_truth_value_size(size):
     if size > 1:
         raise ValueError("The truth value of an array with more than one "
                          "element is ambiguous. Use a.any() or a.all()")
+
+
+def readonly_view(host):
+    """``host`` (a NumPy array) as a view that can never be made writeable
+    (SPEC ARR-2, ARR-11).
+
+    A read-only flag alone is not enough: NumPy lets ``setflags(write=True)``
+    succeed whenever the memory's owner is writeable.  The view returned
+    here rests on a read-only ``memoryview``, which NumPy cannot turn
+    writeable.  Contiguous arrays are wrapped without a copy;
+    non-contiguous ones are laid out in row-major order first, as JAX's
+    host arrays always are."""
+    try:
+        memory = memoryview(host)
+    except ValueError:
+        # The buffer protocol has no format for bfloat16 and the other
+        # ml_dtypes types: export raw bytes and reinterpret them.
+        flat = np.ascontiguousarray(host).reshape(-1)
+        raw = memoryview(flat.view(np.uint8)).toreadonly()
+        return np.frombuffer(raw, host.dtype).reshape(host.shape)
+    if not memory.c_contiguous:
+        memory = memoryview(np.ascontiguousarray(host))
+    return np.asarray(memory.toreadonly())
 
 
 def array_repr(host, dtype, weak_type):

@@ -14,7 +14,9 @@ flow primitives are not (refjax limitation).
 ``check`` outside ``checkify`` raises at once when run eagerly and cannot be
 staged: tracing it raises ``ValueError``.
 """
+import collections.abc
 import contextlib
+import threading
 
 import numpy as np
 
@@ -76,21 +78,30 @@ _NAN_PRIMITIVES = frozenset({
 # ---------------------------------------------------------------------------
 
 check_p = Primitive("check", multiple_results=True)
-_functionalizing = [0]
+
+
+class _Functionalizing(threading.local):
+    """How deep this thread is inside ``checkify``: per thread, so that one
+    thread's checkify does not let another stage an unchecked ``check``
+    (SPEC THR-1)."""
+    depth = 0
+
+
+_functionalizing = _Functionalizing()
 
 
 @contextlib.contextmanager
 def _allow_checks():
-    _functionalizing[0] += 1
+    _functionalizing.depth += 1
     try:
         yield
     finally:
-        _functionalizing[0] -= 1
+        _functionalizing.depth -= 1
 
 
 @check_p.def_abstract_eval
 def _check_abstract_eval(pred, *fmt_avals, msg, fmt_tree):
-    if not _functionalizing[0]:
+    if not _functionalizing.depth:
         raise ValueError(
             "Cannot abstractly evaluate a checkify.check which was not "
             "functionalized. This probably means you tried to stage "
@@ -138,6 +149,10 @@ def check(pred, msg, *fmt_args, **fmt_kwargs):
     if not (isinstance(pred, bool) or isinstance(pred, Array) and pred.shape == ()
             and pred.dtype == np.dtype(bool)):
         raise TypeError(f"check takes a scalar pred as argument, got {pred}")
+    if not isinstance(msg, str):
+        # JAX fails inside str.format with AttributeError (SPEC DBG-11).
+        raise TypeError(f"check takes a str message as argument, got {msg!r} of "
+                        f"type {type(msg).__name__}")
     leaves, fmt_tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
     for leaf in leaves:
         if not isinstance(leaf, (Array, np.ndarray)):
@@ -214,7 +229,11 @@ init_error = Error((), (), ())
 
 def check_error(error):
     """Raise ``error`` if it holds a failed check (the checkified result
-    re-raised outside ``checkify``)."""
+    re-raised outside ``checkify``); anything but an ``Error`` is a
+    ``TypeError`` (SPEC DBG-11)."""
+    if not isinstance(error, Error):
+        raise TypeError(f"check_error takes an Error as argument, got type "
+                        f"{type(error)} instead.")
     error.throw()
 
 
@@ -224,7 +243,7 @@ def check_error(error):
 
 def checkify(f, errors=user_checks):
     """``f`` returning ``(Error, out)``: its checks as a value (SPEC NAN-4)."""
-    errors = frozenset(errors)
+    errors = _error_set(errors)
 
     def checked(*args, **kwargs):
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
@@ -244,6 +263,23 @@ def checkify(f, errors=user_checks):
         return error, tree_util.tree_unflatten(out_trees[0], outs)
 
     return checked
+
+
+def _error_set(errors):
+    """``errors`` as a frozenset of error categories (``user_checks``,
+    ``nan_checks``... or their unions).  JAX raises ``TypeError`` when it
+    meets a check under ``errors`` that is not a collection; refjax raises
+    it at once, also for a string or members that are not categories
+    (SPEC DBG-11)."""
+    def category(e):
+        return isinstance(e, type) and issubclass(e, ErrorCategory)
+    if isinstance(errors, str) or not isinstance(errors, collections.abc.Iterable) or \
+            not all(category(e) for e in errors):
+        raise TypeError(
+            "checkify errors must be a set of error categories such as "
+            "checkify.user_checks, checkify.float_checks or "
+            f"checkify.all_checks (or unions of them); got {errors!r}")
+    return frozenset(errors)
 
 
 def _eval_checked(jaxpr, consts, args, errors, records):

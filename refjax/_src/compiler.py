@@ -6,7 +6,6 @@ programs through it.
 """
 import collections
 import functools
-import keyword
 import weakref
 
 import numpy as np
@@ -40,8 +39,11 @@ def compile_jaxpr(closed):
         def run(a0, a1):
             _token = _silence()
             try:
-                v0 = _as_dtype(dot_general(a0, a1), f32_128_512)
+                v0 = _as_dtype(k_dot_general(a0, a1), t_f32_128_512)
                 ...
+
+    Every name the program uses comes from its own namespace, so no
+    primitive name can collide with another or break the source (PERF-5).
 
     * Calls (``jit``, ``custom_jvp_call``, ``checkpoint``...) are inlined:
       their equations become lines of the calling program.
@@ -89,8 +91,23 @@ class _Program:
         self.steps = []
         self.count = 0
         self.kernels = {}       # kernel object -> its name in the namespace
+        self.avals = {}         # aval -> its name in the namespace
 
-    # -- names ---------------------------------------------------------
+    # -- names (SPEC PERF-5) ---------------------------------------------
+    # Generated names come from disjoint namespaces, told apart by their
+    # first characters: arguments ``a<n>``, intermediates ``v<n>``,
+    # constants ``c<n>``, kernels ``k_<name>``, avals ``t_<type>``, helpers
+    # ``_<name>``, the function ``run``.  User text (a primitive's name, a
+    # PRNG implementation's) only ever appears escaped to ASCII after a
+    # ``k_`` or ``t_`` prefix, and a name already taken gets a suffix.
+    def _unique(self, prefix, text):
+        """A name ``prefix + text`` (escaped), not yet in the namespace."""
+        base = prefix + _identifier(text)
+        name, n = base, 0
+        while name in self.namespace:
+            name, n = f"{base}_{n}", n + 1
+        return name
+
     def _fresh(self):
         self.count += 1
         return f"v{self.count - 1}"
@@ -109,8 +126,7 @@ class _Program:
         """The namespace name of ``kernel`` (one name per kernel object)."""
         name = self.kernels.get(id(kernel))
         if name is None:
-            base = _identifier(base)
-            name = base if base not in self.namespace else f"{base}_{len(self.kernels)}"
+            name = self._unique("k_", base)
             self.namespace[name] = kernel      # keeps the object (and id) alive
             self.kernels[id(kernel)] = name
         return name
@@ -188,9 +204,12 @@ class _Program:
         return lines
 
     def _aval(self, aval):
-        """A namespace name for ``aval``, e.g. ``f32_128_512`` (``w``: weak)."""
-        name = _identifier(("w" if aval.weak_type else "") + aval.str_short(short_dtypes=True))
-        self.namespace[name] = aval
+        """A namespace name for ``aval``, e.g. ``t_f32_128_512`` (``w``: weak)."""
+        name = self.avals.get(aval)
+        if name is None:
+            text = ("w" if aval.weak_type else "") + aval.str_short(short_dtypes=True)
+            name = self.avals[aval] = self._unique("t_", text)
+            self.namespace[name] = aval
         return name
 
     def _kernel(self, eqn):
@@ -240,11 +259,15 @@ def _fuse_transposed_dots(steps, results):
 
 
 def _identifier(text):
-    """``text`` as a Python identifier: ``f32[128,512]`` -> ``f32_128_512``."""
-    name = "".join(ch if ch.isalnum() else "_" for ch in text).strip("_")
-    if keyword.iskeyword(name):
-        return name + "_"       # the ``and``, ``or``, ``not`` primitives
-    return name if name[:1].isalpha() else "t_" + name
+    """``text`` as the tail of an ASCII identifier: ``f32[128,512]`` ->
+    ``f32_128_512``; a non-ASCII character becomes ``u`` and its code point
+    in hex (``x²`` -> ``xu00b2``), so Python's NFKC normalization of
+    identifiers cannot turn it into another name (SPEC PERF-5)."""
+    def escape(ch):
+        if ch.isascii():
+            return ch if ch.isalnum() else "_"
+        return f"u{ord(ch):04x}"
+    return "".join(map(escape, text)).strip("_")
 
 
 def _key_typed(eqn):

@@ -22,6 +22,7 @@ import itertools
 import operator
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from refjax._src import backend as _backend
 from refjax._src import dtypes, errors
 from refjax._src import pretty_printer as pp
 from refjax._src.array import Array, ArrayImpl, check_truth_value_size
+from refjax._src.casting import freeze
 
 # ---------------------------------------------------------------------------
 # Abstract values
@@ -329,8 +331,12 @@ def to_buffer(x):
     backend = _backend.get()
     if backend.is_array(x):
         # A float64 NumPy operand with x64 off computes as float32, like JAX.
+        # Always a frozen copy: the caller may write to ``x`` later, and a
+        # result may be a view of its operand (reshape) or the operand itself
+        # (an identity jit), so sharing ``x`` would let that write reach an
+        # Array (SPEC ARR-2).
         dt = dtypes.canonicalize_dtype(x.dtype)
-        return x if x.dtype == dt else x.astype(dt)
+        return freeze(x.astype(dt, copy=True))
     aval = get_aval(x)
     return backend.asarray(np.asarray(x, dtype=aval.dtype))
 
@@ -347,13 +353,20 @@ def _backend_array_type():
     return _backend.get().xp.ndarray
 
 
-class _TraceState:
-    __slots__ = ("trace",)
+eval_trace = EvalTrace()
+
+
+class _TraceState(threading.local):
+    """The current trace, one per thread (SPEC THR-1): a thread tracing a
+    function never sees, nor disturbs, another thread's trace.  Each thread
+    starts evaluating eagerly.  ``trace`` is a plain attribute of a
+    thread-local object, so the per-call read stays one attribute lookup."""
+
+    def __init__(self):
+        self.trace = eval_trace
 
 
 _trace_state = _TraceState()
-eval_trace = EvalTrace()
-_trace_state.trace = eval_trace
 
 
 def current_trace():
@@ -511,6 +524,19 @@ class Tracer(Array):
         raise errors.ConcretizationTypeError(
             self, f"The tolist() method was called on {self._error_repr()}."
             f"{self._origin_msg()}")
+
+    # A tracer has no bytes to export (SPEC ARR-11): ConcretizationTypeError,
+    # as JAX raises for these methods.
+    def tobytes(self, order="C"):
+        raise errors.ConcretizationTypeError(
+            self, "The tobytes() method was called on a traced array; only "
+            "concrete arrays have bytes.")
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        raise errors.ConcretizationTypeError(
+            self, "__dlpack__() was called on a traced array; only concrete "
+            "arrays can be exported.")
 
     def item(self, *args):
         value = self.to_concrete_value()
@@ -1101,7 +1127,15 @@ def canonicalize_axis(axis, ndim):
 # its size for as long as the mapped function is traced; collectives look the
 # name up here.  Inner names shadow outer ones.
 
-_axis_env = []
+class _AxisEnv(threading.local):
+    """The bound axis names of this thread, outermost first (SPEC THR-1):
+    a ``vmap(axis_name=...)`` in one thread binds nothing in another."""
+
+    def __init__(self):
+        self.names = []
+
+
+_axis_env = _AxisEnv()
 
 
 @contextlib.contextmanager
@@ -1110,20 +1144,21 @@ def extend_axis_env(name, size):
     if name is None:
         yield
         return
-    _axis_env.append((name, size))
+    env = _axis_env.names
+    env.append((name, size))
     try:
         yield
     finally:
-        _axis_env.pop()
+        env.pop()
 
 
 def axis_exists(name):
-    return any(n == name for n, _ in _axis_env)
+    return any(n == name for n, _ in _axis_env.names)
 
 
 def axis_size(name):
     """The size bound to ``name``; ``NameError`` when it is unbound."""
-    for n, size in reversed(_axis_env):
+    for n, size in reversed(_axis_env.names):
         if n == name:
             return size
     raise NameError(f"unbound axis name: {name}")
@@ -1132,4 +1167,4 @@ def axis_size(name):
 def axis_env_key():
     """The bound names and sizes, part of jit's trace-cache key: a trace
     made under an axis name may hold collectives over it."""
-    return tuple(_axis_env)
+    return tuple(_axis_env.names)

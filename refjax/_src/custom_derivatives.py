@@ -13,6 +13,8 @@ rules (SPEC AD-65, AD-67):
 import functools
 import inspect
 
+import numpy as np
+
 from refjax._src import core, errors, placement, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import Primitive
@@ -48,9 +50,32 @@ def _split_static(args, nondiff_argnums):
 
 
 def _merge_static(static, dyn, nondiff_argnums):
+    """The full argument list: ``static[k]`` at position ``nondiff_argnums[k]``
+    (in any order), the ``dyn`` values filling the other positions."""
     n = len(static) + len(dyn)
-    static_it, dyn_it = iter(static), iter(dyn)
-    return [next(static_it) if i in nondiff_argnums else next(dyn_it) for i in range(n)]
+    by_position = dict(zip(nondiff_argnums, static))
+    dyn_it = iter(dyn)
+    return [by_position[i] if i in by_position else next(dyn_it) for i in range(n)]
+
+
+def _nondiff_positions(nondiff_argnums, n):
+    """The positions ``nondiff_argnums`` name among ``n`` arguments, in
+    increasing order (the order the rules receive those arguments in): a
+    negative index counts from the end and a repeat counts once, as in JAX
+    (SPEC AD-91).  A non-integer raises ``TypeError``; an
+    index out of range ``ValueError`` (JAX lets an ``IndexError`` escape)."""
+    positions = []
+    for i in nondiff_argnums:
+        if not isinstance(i, (int, np.integer)):
+            raise TypeError(f"nondiff_argnums must be integers; got {i!r} in "
+                            f"nondiff_argnums={nondiff_argnums}")
+        if not -n <= i < n:
+            raise ValueError(
+                f"nondiff_argnums={nondiff_argnums} names argument {i}, but the "
+                f"function was called with {n} positional arguments; name only "
+                "positions of arguments the function is called with.")
+        positions.append(int(i) % n)
+    return tuple(sorted(set(positions)))
 
 
 def _trace_fun(fun, dyn_args, name):
@@ -111,6 +136,12 @@ class custom_jvp:
         """One rule per argument: ``jvps[i](t_i, primal_out, *primals)``
         gives that argument's part of the output tangent (None: no part)."""
         def jvp(primals, tangents):
+            if len(jvps) != len(primals):
+                # One rule (or None) per differentiable argument (AD-91).
+                raise ValueError(
+                    f"defjvps got {len(jvps)} rules for a function of "
+                    f"{len(primals)} differentiable arguments; give one per "
+                    "argument, None for an argument without one.")
             out = self(*primals)
             parts = [fn(t, out, *primals) for fn, t in zip(jvps, tangents)
                      if fn is not None]
@@ -125,13 +156,14 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} "
                                  "using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
+        nondiff = _nondiff_positions(self.nondiff_argnums, len(args))
         trace = core.current_trace()
         if trace is core.eval_trace:
             return self.fun(*args)
-        static, dyn = _split_static(args, self.nondiff_argnums)
+        static, dyn = _split_static(args, nondiff)
         if isinstance(trace, ad.JVPTrace):
-            return self._differentiate(trace, static, dyn, name)
-        fun = lambda *d: self.fun(*_merge_static(static, d, self.nondiff_argnums))  # noqa: E731
+            return self._differentiate(trace, static, dyn, name, nondiff)
+        fun = lambda *d: self.fun(*_merge_static(static, d, nondiff))  # noqa: E731
         closed, consts, leaves, in_tree, out_tree = _trace_fun(fun, dyn, name)
         rule = _Rule(self.jvp, static, in_tree, out_tree)
         outs = custom_jvp_call_p.bind(*consts, *leaves, name=name, call_jaxpr=closed,
@@ -139,7 +171,7 @@ class custom_jvp:
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_util.tree_unflatten(out_tree, outs)
 
-    def _differentiate(self, trace, static, dyn, name):
+    def _differentiate(self, trace, static, dyn, name, nondiff):
         """Under a JVP trace the rule runs directly, without tracing the
         function first (JAX calls only the rule)."""
         leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
@@ -148,7 +180,7 @@ class custom_jvp:
         with core.set_current_trace(trace.parent):
             if all(type(t) is Zero for _, t in pairs):
                 return self(*_merge_static(
-                    static, tree_util.tree_unflatten(in_tree, primals), self.nondiff_argnums))
+                    static, tree_util.tree_unflatten(in_tree, primals), nondiff))
             rule = _Rule(self.jvp, static, in_tree, None)
             out_p, out_t, out_tree = _apply_jvp_rule(
                 rule, name, primals, [t for _, t in pairs], self.symbolic_zeros)
@@ -291,15 +323,16 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} "
                                  "using defvjp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
+        nondiff = _nondiff_positions(self.nondiff_argnums, len(args))
         if core.current_trace() is core.eval_trace:
             return self.fun(*args)
-        static, dyn = _split_static(args, self.nondiff_argnums)
+        static, dyn = _split_static(args, nondiff)
         if any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves(static)):
             raise errors.UnexpectedTracerError(_NONDIFF_TRACER)
-        fun = lambda *d: self.fun(*_merge_static(static, d, self.nondiff_argnums))  # noqa: E731
+        fun = lambda *d: self.fun(*_merge_static(static, d, nondiff))  # noqa: E731
         closed, consts, leaves, in_tree, out_tree = _trace_fun(fun, dyn, name)
         fwd = _Rule(self.fwd, static, in_tree, out_tree)
-        fwd.nondiff_argnums = self.nondiff_argnums
+        fwd.nondiff_argnums = nondiff
         bwd = _Rule(self.bwd, static, in_tree, out_tree)
         outs = custom_vjp_call_p.bind(*consts, *leaves, name=name, call_jaxpr=closed,
                                       fwd=fwd, bwd=bwd, num_consts=len(consts),

@@ -9,8 +9,8 @@ import string
 
 import numpy as np
 
-from refjax._src import core, tree_util
-from refjax._src.array import ArrayImpl
+from refjax._src import core, errors, tree_util
+from refjax._src.array import ArrayImpl, readonly_view
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import batching
 from refjax._src.interpreters import key_reuse as kr
@@ -52,12 +52,13 @@ def _debug_print_abstract_eval(*avals, **params):
 @debug_print_p.def_impl
 def _debug_print_impl(*buffers, fmt, in_tree, static_args, np_printoptions,
                       **unused):
-    """Format with ``str.format`` on NumPy values, as JAX does (DBG-2).
+    """Format with ``str.format`` on ``jax.Array`` values, as JAX does (DBG-2).
 
     0-d values format like Python scalars (``0.9092974066734314`` for a
-    float32), because NumPy's 0-d ``__format__`` goes through ``item()``.
+    float32), as NumPy's 0-d ``__format__`` does; ``{0[5]}`` indexes the
+    Array, so an index out of bounds clamps (DBG-9).
     """
-    dynamic = iter([_host(b) for b in buffers])
+    dynamic = iter([ArrayImpl(b, np.dtype(b.dtype)) for b in buffers])
     statics = dict(static_args)
     leaves = [statics[i] if i in statics else next(dynamic)
               for i in range(in_tree.num_leaves)]
@@ -65,6 +66,39 @@ def _debug_print_impl(*buffers, fmt, in_tree, static_args, np_printoptions,
     with np.printoptions(**dict(np_printoptions)):
         print(fmt.format(*args, **kwargs), flush=True)
     return []
+
+
+def _callback_failed(err):
+    """The error a compiled program raises when a host callback in it fails:
+    JAX's ``JaxRuntimeError``, the callback's exception chained as its cause
+    (DBG-10)."""
+    return errors.JaxRuntimeError(
+        f"INTERNAL: CpuCallback error calling callback: {type(err).__name__}: "
+        f"{err}\n(The exception the callback raised is chained below as this "
+        "error's __cause__; fix the callback.)")
+
+
+def _run_callback(run, *args, **kwargs):
+    """``run(*args, **kwargs)``, a failure raised as ``_callback_failed``."""
+    try:
+        return run(*args, **kwargs)
+    except errors.JaxRuntimeError:
+        raise
+    except Exception as err:  # noqa: BLE001 -- any failure of user code
+        raise _callback_failed(err) from err
+
+
+def _compiled_kernel(prim):
+    """``prim``'s kernel in compiled programs (its ``specialize`` rule, which
+    only compiled programs use for these primitives: their params, a
+    callback or a tree, are never plain data, so eager dispatch calls
+    ``impl``).  Inside ``jit`` (and the ``cond``/``scan``/``while_loop``
+    bodies it compiles) a failing callback or format raises
+    ``JaxRuntimeError``; eagerly, under ``vmap`` or ``grad`` without
+    ``jit``, the exception itself (DBG-10)."""
+    def specialize(avals_in, avals_out, **params):
+        return lambda *buffers: _run_callback(prim.impl, *buffers, **params)
+    return specialize
 
 
 def _primal_only_jvp(prim):
@@ -82,6 +116,7 @@ def _no_cotangents(ct, *args, **params):
 
 
 debug_print_p.jvp = _primal_only_jvp(debug_print_p)
+debug_print_p.specialize = _compiled_kernel(debug_print_p)
 debug_print_p.transpose = _no_cotangents
 
 
@@ -160,6 +195,7 @@ def _debug_callback_impl(*buffers, callback, effect, partitioned):
 
 
 debug_callback_p.jvp = _primal_only_jvp(debug_callback_p)
+debug_callback_p.specialize = _compiled_kernel(debug_callback_p)
 debug_callback_p.transpose = _no_cotangents
 
 
@@ -198,8 +234,19 @@ def _rewrap(buffers, leaves):
 # jax.pure_callback and jax.experimental.io_callback
 # ---------------------------------------------------------------------------
 
+_WIDE = frozenset(np.dtype(t) for t in (np.int64, np.uint64, np.float64, np.complex128))
+
+
 def _result_avals(result_shape_dtypes):
+    """The declared results' avals; with ``jax_enable_x64`` off a 64-bit
+    dtype is refused with ``ValueError``, not narrowed (SPEC DBG-12)."""
     leaves, tree = tree_util.tree_flatten(result_shape_dtypes)
+    if not core.dtypes.x64_enabled() and any(
+            np.dtype(x.dtype) in _WIDE for x in leaves
+            if not core.dtypes.is_extended(x.dtype)):
+        raise ValueError(
+            "result_shape_dtypes cannot specify 64-bit types when `jax_enable_x64` "
+            "is disabled; declare the 32-bit type (e.g. jnp.float32) instead.")
     avals = [ShapedArray(x.shape, core.dtypes.canonicalize_dtype(np.dtype(x.dtype)))
              for x in leaves]
     return avals, tree
@@ -219,7 +266,9 @@ def _callback_primitive(name, effectful):
             # A pure callback without results computes nothing anyone can
             # see, so it is never run, eagerly or not (SPEC VMAP-82).
             return []
-        outs = callback(*buffers)
+        # JAX runs host callbacks in a compiled program even eagerly, so a
+        # failing one always raises JaxRuntimeError (DBG-10).
+        outs = _run_callback(callback, *buffers)
         from refjax._src import backend
         return [backend.get().asarray(_checked_result(o, a, i))
                 for i, (o, a) in enumerate(zip(outs, result_avals))]
@@ -264,7 +313,9 @@ def _host_callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
 
     def flat_callback(*buffers):
-        values = [np.asarray(_host(b)) for b in buffers]
+        # Read-only views the callback cannot make writeable: the buffers
+        # may be those of the caller's Arrays (SPEC ARR-2).
+        values = [readonly_view(_host(b)) for b in buffers]
         a, k = tree_util.tree_unflatten(in_tree, values)
         result = callback(*a, **k)
         return tree_util.tree_leaves(result)

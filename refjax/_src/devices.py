@@ -4,6 +4,8 @@ A device is a place an array lives: one per physical device of the active
 backend, or ``jax_num_cpu_devices`` simulated CPU devices on NumPy.  The
 sharding layer (Mesh, NamedSharding, pmap) builds on this list.
 """
+import operator
+
 from refjax._src import backend as _backend
 from refjax._src import config as _config
 
@@ -50,9 +52,35 @@ def _device_count(be):
     return be.device_count()
 
 
+def _platform_names(platform):
+    """The names ``jax.devices(backend)`` accepts for ``platform``."""
+    return {"cpu", "gpu", "cuda"} if platform == "gpu" else {platform}
+
+
+def _check_backend(backend, be):
+    """``backend`` must name the active platform (or be None); otherwise
+    JAX's ``RuntimeError`` listing what is available (SHD-95)."""
+    if backend is None:
+        return
+    if not isinstance(backend, str):
+        raise TypeError("backend must be a platform name such as 'cpu' or None; "
+                        f"got {backend!r} of type {type(backend).__name__}")
+    if backend == "":
+        return
+    if backend in _platform_names(be.platform):
+        return
+    if backend == "gpu":
+        raise RuntimeError(
+            "Unknown backend: 'gpu' requested, but no platforms that are instances "
+            f"of gpu are present. Platforms present are: {be.platform}")
+    raise RuntimeError(f"Unknown backend {backend}. Available backends are "
+                       f"{[be.platform]}")
+
+
 def devices(backend=None):
     """All devices of the active backend, in id order."""
     be = _backend.get()
+    _check_backend(backend, be)
     key = (be.name, _device_count(be))
     found = _cache.get(key)
     if found is None:
@@ -69,6 +97,9 @@ def default_device():
 
 
 def local_devices(process_index=None, backend=None):
+    """This process's devices: all of them, refjax being one process."""
+    if process_index is not None and operator.index(process_index) != 0:
+        raise ValueError(f"Unknown process_index {process_index}")
     return devices(backend)
 
 
@@ -81,10 +112,12 @@ def local_device_count(backend=None):
 
 
 def process_index(backend=None):
+    _check_backend(backend, _backend.get())
     return 0
 
 
 def process_count(backend=None):
+    _check_backend(backend, _backend.get())
     return 1
 
 

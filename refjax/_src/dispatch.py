@@ -25,7 +25,7 @@ import enum
 import numpy as np
 
 from refjax._src import config as _config
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, lru
 from refjax._src.array import ArrayImpl
 from refjax._src.core import (
     ShapedArray, _backend_array_type, conform_buffer, get_aval, jaxprs_in_params,
@@ -63,9 +63,8 @@ def apply_primitive(primitive, args, params):
     except KeyError:
         if _config.overrides_active() or not _plain_params(params):
             return _apply_general(primitive, args, params)
-        if len(_eager_plans) > _MAX_PLANS:
-            _eager_plans.clear()   # a program sweeping over many shapes
-        plan = _eager_plans[sig] = _EagerPlan.make(primitive, args, params)
+        plan = _EagerPlan.make(primitive, args, params)
+        lru.put_bounded(_eager_plans, sig, plan, _MAX_PLANS)  # oldest out (THR-5)
     except TypeError:           # a parameter that cannot be hashed
         return _apply_general(primitive, args, params)
     if plan is None or _overrides.values:
@@ -141,9 +140,11 @@ class _EagerPlan:
         return results
 
 
-_eager_plans = {}
-_overrides = _config._overrides
+# Plans by operand signature: a lock-free ``dict`` on the eager hot path,
+# bounded (a program sweeping over many shapes), emptied by clear_caches.
 _MAX_PLANS = 20000
+_eager_plans = lru.register({})
+_overrides = _config._overrides
 _config.on_global_update(_eager_plans.clear)
 
 

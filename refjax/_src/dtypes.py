@@ -240,8 +240,8 @@ def check_user_dtype(dtype, fun_name):
         return _WEAK_DEFAULTS[dtype]()
     dt = to_dtype(dtype)
     if not is_valid_jax_dtype(dt):
-        raise TypeError(f"JAX only supports number and bool dtypes, got dtype "
-                        f"{dt} in {fun_name}")
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, "
+                        f"got dtype {dt} in {fun_name}")
     canonical = canonicalize_dtype(dt)
     if canonical != dt:
         warnings.warn(
@@ -254,10 +254,21 @@ def check_user_dtype(dtype, fun_name):
     return canonical
 
 
+# The array types (refjax Arrays, tracers) that may not stand for a dtype;
+# array.py and core.py add theirs, since they import this module.
+array_types = []
+
+
 def to_dtype(dtype):
-    """``np.dtype(dtype)``, also accepting refjax scalar types (``jnp.float32``)."""
+    """``np.dtype(dtype)``, also accepting refjax scalar types (``jnp.float32``).
+
+    A refjax array in place of a dtype is JAX's ValueError, where NumPy
+    would read its ``.dtype`` (SPEC NP-71)."""
     if isinstance(dtype, np.dtype):
         return dtype
+    if array_types and isinstance(dtype, tuple(array_types)):
+        raise ValueError("Passing an array as a dtype argument is no longer "
+                         "supported; instead of dtype=arr use dtype=arr.dtype.")
     inner = getattr(dtype, "dtype", None)
     if isinstance(inner, np.dtype) and isinstance(dtype, type):
         return inner

@@ -11,6 +11,7 @@ shape.  Arrays placed with a sharding keep one backend buffer per device
 import collections
 import enum
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -73,7 +74,7 @@ class PartitionSpec:
 
     def _normalized(self, ndim):
         """One tuple of axis names per dimension, padded to ``ndim``."""
-        dims = [() if p is None else (p,) if isinstance(p, str) else tuple(p)
+        dims = [() if p is None else p if isinstance(p, tuple) else (p,)
                 for p in self._parts]
         return tuple(dims + [()] * (ndim - len(dims)))
 
@@ -88,10 +89,18 @@ def _canonical_entry(p):
         p = tuple(p)
     if isinstance(p, tuple) and len(p) == 1:
         p = p[0]
-    if not (p is None or isinstance(p, str) or (
-            isinstance(p, tuple) and all(isinstance(a, str) for a in p))):
+    # Any hashable name is accepted here, as in JAX (mesh axis names need
+    # not be strings); NamedSharding checks the names against its mesh.
+    if isinstance(p, tuple) and any(isinstance(a, (tuple, list)) for a in p):
+        raise ValueError(
+            "A tuple inside PartitionSpec cannot contain a nested tuple. Got "
+            f"partition: {list(p)} and the nested tuple: "
+            f"{next(a for a in p if isinstance(a, (tuple, list)))}")
+    try:
+        hash(p)
+    except TypeError:
         raise TypeError("PartitionSpec entries must be None, a mesh axis name "
-                        f"or a tuple of axis names; got {p!r}")
+                        f"or a tuple of axis names; got {p!r}") from None
     return p
 
 
@@ -107,7 +116,16 @@ def spec_from_dims(dims):
 # Mesh
 # ---------------------------------------------------------------------------
 
-_mesh_stack = []
+class _MeshContext(threading.local):
+    """The meshes of this thread's ``with mesh:`` / ``with set_mesh(m):``
+    blocks, innermost last: a context mesh is per thread, as in JAX
+    (SPEC THR-2); a new thread starts with none."""
+
+    def __init__(self):
+        self.stack = []
+
+
+_mesh_context = _MeshContext()
 
 
 class Mesh:
@@ -132,7 +150,14 @@ class Mesh:
             axis_types = (AxisType.Auto,) * len(axis_names)
         elif isinstance(axis_types, AxisType):
             axis_types = (axis_types,) * len(axis_names)
-        self.axis_types = tuple(axis_types)
+        axis_types = (tuple(axis_types) if isinstance(axis_types, (tuple, list))
+                      else (axis_types,))
+        if not all(isinstance(t, AxisType) for t in axis_types):
+            raise TypeError(
+                "axis_types passed to Mesh must be of type "
+                f"`jax.sharding.AxisType`. Got {axis_types} of type "
+                f"{tuple(type(t) for t in axis_types)}.")
+        self.axis_types = axis_types
 
     @property
     def shape(self):
@@ -186,11 +211,11 @@ class Mesh:
         warnings.warn("`with mesh:` context manager has been deprecated. Please "
                       "use `with jax.set_mesh(mesh):` instead.",
                       DeprecationWarning, stacklevel=2)
-        _mesh_stack.append(self)
+        _mesh_context.stack.append(self)
         return self
 
     def __exit__(self, *exc):
-        _mesh_stack.pop()
+        _mesh_context.stack.pop()
         return False
 
     def _short_repr(self):
@@ -210,7 +235,8 @@ class Mesh:
 
 def current_mesh():
     """The mesh of the innermost ``with mesh:`` block, or None."""
-    return _mesh_stack[-1] if _mesh_stack else None
+    stack = _mesh_context.stack
+    return stack[-1] if stack else None
 
 
 class set_mesh:
@@ -218,14 +244,17 @@ class set_mesh:
     bare PartitionSpec works where a Sharding is expected (SHD-36)."""
 
     def __init__(self, mesh):
+        if not (mesh is None or isinstance(mesh, Mesh)):
+            raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got "
+                             f"{type(mesh)}. Build one with jax.make_mesh.")
         self.mesh = mesh
 
     def __enter__(self):
-        _mesh_stack.append(self.mesh)
+        _mesh_context.stack.append(self.mesh)
         return self.mesh
 
     def __exit__(self, *exc):
-        _mesh_stack.pop()
+        _mesh_context.stack.pop()
         return False
 
 
@@ -234,7 +263,13 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     Explicit unless ``axis_types`` says otherwise (SHD-6)."""
     if axis_types is None:
         axis_types = AxisType.Explicit
+    if not all(isinstance(s, (int, np.integer)) for s in axis_shapes):
+        raise ValueError(
+            "`axis_shapes` passed to `make_mesh` should be a sequence of ints. "
+            f"Got axis_shapes={axis_shapes!r}")
     axis_shapes = tuple(int(s) for s in axis_shapes)
+    if any(s < 1 for s in axis_shapes):
+        raise ValueError(f"Mesh axis sizes must be positive; got {axis_shapes}")
     devs = _devices.devices() if devices is None else list(devices)
     n = math.prod(axis_shapes)
     if n > len(devs):
@@ -307,6 +342,15 @@ class SingleDeviceSharding(Sharding):
     """The whole array on one device (SHD-9)."""
 
     def __init__(self, device, *, memory_kind=None):
+        # As in JAX, only None is refused here; other junk fails on use (SHD-93).
+        if device is None:
+            raise TypeError("SingleDeviceSharding expects a jax.Device, e.g. "
+                            "jax.devices()[0]; got None")
+        if memory_kind not in (None, "device", "pinned_host", "unpinned_host"):
+            raise ValueError(
+                f"Could not find memory addressable by device {device}. Device "
+                f"{device} can address the following memory kinds: device, "
+                f"pinned_host, unpinned_host. Got memory kind: {memory_kind}")
         self._device = device
 
     @property
@@ -333,6 +377,9 @@ class SingleDeviceSharding(Sharding):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
 
 
+_MEMORY_KINDS = (None, "device", "pinned_host", "unpinned_host")
+
+
 class NamedSharding(Sharding):
     """A mesh and a PartitionSpec over its axis names (SHD-10)."""
 
@@ -343,6 +390,12 @@ class NamedSharding(Sharding):
             raise TypeError(
                 "NamedSharding expects a PartitionSpec as its spec; got "
                 f"{spec!r}. Wrap it: PartitionSpec(...)")
+        if memory_kind not in _MEMORY_KINDS:
+            raise ValueError(
+                "Could not find memory addressable by device cpu. Device cpu can "
+                "address the following memory kinds: "
+                f"{', '.join(k for k in _MEMORY_KINDS if k)}. Got memory kind: "
+                f"{memory_kind}")
         self.mesh = mesh
         self.spec = spec
         _check_spec_axes(spec, mesh)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core, dispatch
+from refjax._src import core, dispatch, dtypes
 from refjax._src import mesh as shd
 from refjax._src import tree_util
 from refjax._src.array import Array, ArrayImpl
@@ -48,9 +48,33 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 
 
 def reshard(x, out_shardings):
-    """``x`` laid out per ``out_shardings`` (a Sharding or a PartitionSpec on
-    the context mesh), values unchanged (SHD-51)."""
+    """``x`` laid out per ``out_shardings`` (a NamedSharding or a
+    PartitionSpec on the context mesh, or a pytree prefix of them), values
+    unchanged (SHD-51).  None raises ``ValueError``, any other kind of
+    object ``TypeError``, a PartitionSpec outside a mesh ``ValueError``, as
+    in JAX (SHD-96)."""
+    for s in _placement_leaves(out_shardings):
+        if s is None:
+            raise ValueError(
+                "reshard needs a NamedSharding or PartitionSpec for every output; "
+                "got None. Pass jax.sharding.NamedSharding(mesh, P(...)), or a "
+                "PartitionSpec inside `with jax.set_mesh(mesh)`.")
+        if not isinstance(s, (shd.NamedSharding, shd.PartitionSpec)):
+            raise TypeError(
+                "`out_sharding` argument of reshard only supports instances of "
+                f"`NamedSharding` or `PartitionSpec`. Got {s} of type: {type(s)}")
+        if isinstance(s, shd.PartitionSpec) and shd.current_mesh() is None:
+            raise ValueError(
+                "reshard got a PartitionSpec outside a mesh context: enter one with "
+                "`jax.set_mesh(mesh)` or pass a NamedSharding instead. Got "
+                f"{s}")
     return with_sharding_constraint(x, out_shardings)
+
+
+def _placement_leaves(tree):
+    """The leaves of a pytree of shardings, None and PartitionSpecs kept."""
+    return tree_util.tree_leaves(tree, is_leaf=lambda s: s is None or isinstance(
+        s, (shd.Sharding, shd.PartitionSpec)))
 
 
 def core_device_type():
@@ -76,13 +100,38 @@ def _put_leaf(x, place):
         return x if isinstance(x, Tracer) else _to_array(x)
     if isinstance(place, shd.PartitionSpec):
         place = _sharding_from_spec(place, "device_put")
+    check_place(place)
     if isinstance(x, Tracer):
         if isinstance(place, shd.NamedSharding):
             return sharding_constraint_p.bind(x, sharding=place)
         return x
+    if dtypes.is_extended(getattr(x, "dtype", None)):
+        # A key array keeps no placement in refjax (it reports the default
+        # device); its keys are returned unchanged, as JAX's values are.
+        return x
     if not isinstance(x, ArrayImpl):
         x = _to_array(x)
     return place_array(x, place)
+
+
+def check_place(place):
+    """A place is a Device or a Sharding; a platform name such as ``'cpu'``
+    is not one, and JAX refuses it with ``ValueError`` -- or with
+    ``TypeError`` when it is unhashable (an array, a set), as JAX hashes
+    places first (SHD-93)."""
+    try:
+        hash(place)
+    except TypeError:
+        raise TypeError(
+            f"unhashable type: {type(place).__name__!r}: jax.device_put takes a "
+            "jax.Device (one of jax.devices()) or a jax.sharding.Sharding as the "
+            "place, not an array or container of values.") from None
+    if not isinstance(place, (shd.Sharding, core_device_type())):
+        raise ValueError(
+            "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+            "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these "
+            f"values. Received invalid value: {place}. To place on a device, "
+            "pass one of jax.devices() (e.g. jax.devices('cpu')[0]).")
 
 
 def place_array(x, sharding):
@@ -92,6 +141,11 @@ def place_array(x, sharding):
     be = _backend.get()
     if isinstance(sharding, shd.SingleDeviceSharding):
         device = sharding._device
+        if not isinstance(device, core_device_type()):
+            # JAX, too, accepts the sharding and fails here (SHD-93).
+            raise AttributeError(
+                f"SingleDeviceSharding({device!r}) names no device: build it from "
+                "one of jax.devices(), e.g. SingleDeviceSharding(jax.devices()[0])")
         return ArrayImpl(be.put(x._value, device.id), x._dtype, x.weak_type,
                          device, True)
     if x._sharding == sharding and x._shards is not None:
@@ -435,7 +489,18 @@ sharding_constraint_p.batch = _constraint_batch
 def with_sharding_constraint(x, shardings):
     """Ask for each leaf of ``x`` to be laid out per ``shardings`` (a Sharding,
     a PartitionSpec inside a mesh context, or a pytree prefix of them); the
-    values do not change (SHD-35)."""
+    values do not change (SHD-35).  A None leaf raises ``ValueError`` and
+    any other non-sharding ``TypeError``, as in JAX (SHD-96)."""
+    for s in _placement_leaves(shardings):
+        if s is None:
+            raise ValueError(
+                "One of with_sharding_constraint arguments got sharding None, which "
+                "is not allowed: pass a jax.sharding.Sharding (or a PartitionSpec "
+                "inside a mesh context) for every argument.")
+        if not isinstance(s, (shd.Sharding, shd.PartitionSpec)):
+            raise TypeError(
+                "shardings leaf specifications are expected to be PartitionSpec "
+                f"instances or None, but got {s}")
     leaves, tree = tree_util.tree_flatten(x)
     per_leaf = flat_shardings(shardings, tree, ("with_sharding_constraint", "shardings"))
     out = []

@@ -329,9 +329,9 @@ def _warn_iterable_leaf(t):
 
 def is_tree_node(typ: type) -> bool:
     """True if values of type ``typ`` are pytree nodes (SPEC TREE-21)."""
-    if typ in _registry:
-        return True
-    return isinstance(typ, type) and _node_type_of(typ) is not None
+    if not isinstance(typ, type):
+        return False        # a value, hashable or not, is not a node type
+    return typ in _registry or _node_type_of(typ) is not None
 
 
 # ---------------------------------------------------------------------------
@@ -350,8 +350,24 @@ def _predicate_says_leaf(is_leaf, *args) -> bool:
                      f"{answer!r}; expected a boolean")
 
 
+# Depth (SPEC TREE-28).  The walks below are recursive, the fastest way to
+# take an ordinary tree apart in Python, but Python's stack holds only about
+# a thousand frames.  A tree too deep for them is walked again with an
+# explicit stack (the ``_deep_*`` functions): slower, but bounded only by
+# memory.  A walk that ran out of stack halfway is simply started over, so
+# an ``is_leaf`` predicate may then be asked twice about the same subtree.
+
 def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
     """Appends the leaves of ``x`` to ``leaves``; returns its structure."""
+    start = len(leaves)
+    try:
+        return _flatten_fast(x, is_leaf, leaves)
+    except RecursionError:
+        del leaves[start:]
+        return _deep_flatten(x, None, is_leaf, leaves)
+
+
+def _flatten_fast(x, is_leaf, leaves: list) -> PyTreeDef:
     if is_leaf is not None and _predicate_says_leaf(is_leaf, x):
         leaves.append(x)
         return _LEAF_DEF
@@ -366,11 +382,20 @@ def _flatten(x, is_leaf, leaves: list) -> PyTreeDef:
         return _LEAF_DEF
     children, aux = node.flatten(x)
     return PyTreeDef(node, aux,
-                     tuple([_flatten(c, is_leaf, leaves) for c in children]))
+                     tuple([_flatten_fast(c, is_leaf, leaves) for c in children]))
 
 
 def _flatten_with_path(x, path, is_leaf, out: list) -> PyTreeDef:
     """Like _flatten, but appends (key path, leaf) pairs (SPEC TREE-14)."""
+    start = len(out)
+    try:
+        return _flatten_with_path_fast(x, path, is_leaf, out)
+    except RecursionError:
+        del out[start:]
+        return _deep_flatten(x, path, is_leaf, out)
+
+
+def _flatten_with_path_fast(x, path, is_leaf, out: list) -> PyTreeDef:
     if is_leaf is not None and _predicate_says_leaf(is_leaf, path, x):
         out.append((path, x))
         return _LEAF_DEF
@@ -383,8 +408,71 @@ def _flatten_with_path(x, path, is_leaf, out: list) -> PyTreeDef:
         return _LEAF_DEF
     keyed_children, aux = node.flatten_with_keys(x)
     return PyTreeDef(node, aux, tuple([
-        _flatten_with_path(c, (*path, k), is_leaf, out)
+        _flatten_with_path_fast(c, (*path, k), is_leaf, out)
         for k, c in keyed_children]))
+
+
+class _Pending:
+    """A node of an explicit-stack walk whose children are still pending."""
+    __slots__ = ("node", "aux", "arity")
+
+    def __init__(self, node, aux, arity):
+        self.node, self.aux, self.arity = node, aux, arity
+
+
+def _pop(stack: list, n: int) -> tuple:
+    """The last ``n`` items of ``stack``, removed from it."""
+    cut = len(stack) - n
+    items = tuple(stack[cut:])
+    del stack[cut:]
+    return items
+
+
+def _spell(root: tuple, linked) -> tuple:
+    """The key path ``root`` + the keys of ``linked``, a linked list of
+    (parent, key) pairs ending in None."""
+    keys = []
+    while linked is not None:
+        linked, key = linked
+        keys.append(key)
+    keys.reverse()
+    return (*root, *keys)
+
+
+def _deep_flatten(x, path, is_leaf, out: list) -> PyTreeDef:
+    """``_flatten`` (``path`` None) or ``_flatten_with_path`` with an
+    explicit stack, for trees deeper than Python's stack (SPEC TREE-28)."""
+    with_path = path is not None
+    root = path
+    defs = []                       # finished structures, in order
+    # A subtree's path is kept as (parent's path, key) -- a linked list --
+    # and spelled out only where it is used, so a deep walk stays linear.
+    todo = [(x, None)]
+    while todo:
+        item, item_path = todo.pop()
+        if type(item) is _Pending:
+            defs.append(PyTreeDef(item.node, item.aux, _pop(defs, item.arity)))
+            continue
+        if is_leaf is not None and _predicate_says_leaf(
+                is_leaf, *((_spell(root, item_path), item) if with_path else (item,))):
+            node = None
+        else:
+            node = _node_type_of(type(item))
+            if node is None and type(item) not in _leaf_types:
+                _warn_iterable_leaf(type(item))
+        if node is None:
+            out.append((_spell(root, item_path), item) if with_path else item)
+            defs.append(_LEAF_DEF)
+            continue
+        if with_path:
+            keyed, aux = node.flatten_with_keys(item)
+            children = [(c, (item_path, k)) for k, c in keyed]
+        else:
+            kids, aux = node.flatten(item)
+            children = [(c, None) for c in kids]
+        todo.append((_Pending(node, aux, len(children)), None))
+        todo.extend(reversed(children))
+    return defs[0]
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -529,7 +617,10 @@ class PyTreeDef:
         if len(leaves) > self._num_leaves:
             raise ValueError(
                 f"Too many leaves for PyTreeDef; expected {self._num_leaves}.")
-        return _build(self, iter(leaves))
+        try:
+            return _build_fast(self, iter(leaves))
+        except RecursionError:      # deeper than Python's stack (TREE-28)
+            return _deep_build(self, leaves)
 
     def flatten_up_to(self, tree: Any) -> list:
         """The subtrees of ``tree`` sitting where this structure has leaves.
@@ -555,10 +646,8 @@ class PyTreeDef:
 
     def compose(self, inner: PyTreeDef) -> PyTreeDef:
         """This structure with every leaf replaced by ``inner`` (SPEC TREE-11)."""
-        if self._node is _LEAF_NODE:
-            return inner
-        return PyTreeDef(self._node, self._aux,
-                         tuple([c.compose(inner) for c in self._children]))
+        return _fold(self, lambda td: inner,
+                     lambda td, children: PyTreeDef(td._node, td._aux, children))
 
     # -- inspecting -------------------------------------------------------------
 
@@ -607,54 +696,150 @@ class PyTreeDef:
         """Hashes node kinds, types and arities; metadata is left out (SPEC TREE-10)."""
         h = self._hash
         if h is None:
-            node = self._node
-            h = hash((node.kind, node.type, tuple([hash(c) for c in self._children])))
-            self._hash = h
+            try:
+                h = _hash_fast(self)
+            except RecursionError:
+                h = _deep_hash(self)
         return h
 
     def __repr__(self):
-        return f"PyTreeDef({_node_repr(self)})"
+        try:
+            text = _node_repr(self)
+        except RecursionError:
+            text = _deep_node_repr(self)
+        return f"PyTreeDef({text})"
 
     def __reduce__(self):
-        return (PyTreeDef.from_node_data_and_children,
-                (None, self.node_data(), self._children))
+        # Pickled as a flat list, so that pickle's own recursion never
+        # limits the depth (SPEC TREE-28).
+        return (_from_preorder, ([(td.node_data(), len(td._children))
+                                  for td in _preorder(self)],))
 
 
 PyTreeDef.__module__ = _PUBLIC_MODULE
 _LEAF_DEF = PyTreeDef(_LEAF_NODE, None, ())
 
 
-def _build(td: PyTreeDef, leaves):
+def _build_fast(td: PyTreeDef, leaves):
+    """The tree of structure ``td`` around the iterator ``leaves``."""
     node = td._node
     if node is _LEAF_NODE:
         return next(leaves)
     return node.unflatten(td._aux,
-                          tuple([_build(c, leaves) for c in td._children]))
+                          tuple([_build_fast(c, leaves) for c in td._children]))
+
+
+def _fold(td: PyTreeDef, on_leaf, on_node):
+    """Folds ``td`` bottom-up from an explicit stack, so any depth works
+    (SPEC TREE-28): ``on_leaf(leaf_def)`` for each leaf, left to right, and
+    ``on_node(node_def, children_results)`` for every other node."""
+    results = []
+    todo = [td]
+    while todo:
+        item = todo.pop()
+        if type(item) is _Pending:
+            results.append(on_node(item.aux, _pop(results, item.arity)))
+        elif item._node is _LEAF_NODE:
+            results.append(on_leaf(item))
+        else:
+            todo.append(_Pending(None, item, len(item._children)))
+            todo.extend(reversed(item._children))
+    return results[0]
+
+
+def _preorder(td: PyTreeDef) -> list:
+    """The nodes of ``td``, each before its children, left to right."""
+    nodes, todo = [], [td]
+    while todo:
+        item = todo.pop()
+        nodes.append(item)
+        todo.extend(reversed(item._children))
+    return nodes
+
+
+def _from_preorder(entries: list) -> PyTreeDef:
+    """The PyTreeDef whose ``_preorder`` nodes are (node_data, arity)
+    ``entries`` (unpickling; SPEC TREE-28)."""
+    built = []
+    for node_data, arity in reversed(entries):
+        children = _pop(built, arity)[::-1]
+        built.append(PyTreeDef.from_node_data_and_children(None, node_data, children))
+    return built[0]
+
+
+def _deep_build(td: PyTreeDef, leaves: list):
+    """``PyTreeDef.unflatten`` with an explicit stack (SPEC TREE-28)."""
+    leaves = iter(leaves)
+    return _fold(td, lambda leaf: next(leaves),
+                 lambda node, children: node._node.unflatten(node._aux, children))
+
+
+def _hash_fast(td: PyTreeDef) -> int:
+    h = td._hash
+    if h is None:
+        node = td._node
+        h = td._hash = hash((node.kind, node.type,
+                             tuple([_hash_fast(c) for c in td._children])))
+    return h
+
+
+def _deep_hash(td: PyTreeDef) -> int:
+    """``hash(td)`` with an explicit stack, children first (SPEC TREE-28)."""
+    todo = [(td, False)]
+    while todo:
+        item, ready = todo.pop()
+        if item._hash is not None:
+            continue
+        if ready:
+            item._hash = hash((item._node.kind, item._node.type,
+                               tuple([c._hash for c in item._children])))
+        else:
+            todo.append((item, True))
+            todo.extend((c, False) for c in item._children)
+    return td._hash
+
+
+def _deep_node_repr(td: PyTreeDef) -> str:
+    """``_node_repr`` with an explicit stack (SPEC TREE-28)."""
+    return _fold(td, lambda leaf: "*",
+                 lambda node, parts: _node_text(node, list(parts)))
 
 
 def _walk(td: PyTreeDef, f_node, f_leaf, leaves):
-    node = td._node
-    if node is _LEAF_NODE:
+    def on_leaf(leaf_def):
         leaf = next(leaves)
         return leaf if f_leaf is None else f_leaf(leaf)
-    results = tuple([_walk(c, f_node, f_leaf, leaves) for c in td._children])
-    if node.kind == _DICT:
-        aux = list(td._aux)
-    elif node.kind == _NAMEDTUPLE:
-        aux = node.type
-    else:
-        aux = td._aux
-    return f_node(results, aux)
+
+    def on_node(node_def, results):
+        node = node_def._node
+        if node.kind == _DICT:
+            aux = list(node_def._aux)
+        elif node.kind == _NAMEDTUPLE:
+            aux = node.type
+        else:
+            aux = node_def._aux
+        return f_node(results, aux)
+
+    return _fold(td, on_leaf, on_node)
 
 
 def _from_iterable(td: PyTreeDef, subtree):
-    if td._node is _LEAF_NODE:
-        return subtree
-    items = list(subtree)
-    if len(items) != len(td._children):
-        raise ValueError("Arity mismatch between trees")
-    children = tuple([_from_iterable(c, x) for c, x in zip(td._children, items)])
-    return td._node.unflatten(td._aux, children)
+    """``from_iterable_tree`` from an explicit stack (SPEC TREE-11, TREE-28)."""
+    built = []
+    todo = [(td, subtree)]
+    while todo:
+        item, sub = todo.pop()
+        if type(item) is _Pending:
+            built.append(item.node.unflatten(item.aux, _pop(built, item.arity)))
+        elif item._node is _LEAF_NODE:
+            built.append(sub)
+        else:
+            items = list(sub)
+            if len(items) != len(item._children):
+                raise ValueError("Arity mismatch between trees")
+            todo.append((_Pending(item._node, item._aux, len(items)), None))
+            todo.extend(reversed(list(zip(item._children, items))))
+    return built[0]
 
 
 def _metadata_equal(a, b) -> bool:
@@ -662,6 +847,8 @@ def _metadata_equal(a, b) -> bool:
         return True
     try:
         return bool(a == b)
+    except RecursionError:
+        raise       # too deep for the fast walk: the caller goes iterative
     except Exception as e:
         raise ValueError(
             "Exception raised while checking equality of metadata fields of "
@@ -672,15 +859,42 @@ def _metadata_equal(a, b) -> bool:
 
 def _same_structure(a: PyTreeDef, b: PyTreeDef) -> bool:
     """Structural equality: kinds, types, arities and metadata (SPEC TREE-10)."""
-    if a is b:
-        return True
+    try:
+        return _same_structure_fast(a, b)
+    except RecursionError:
+        return _deep_same_structure(a, b)
+
+
+def _same_node(a: PyTreeDef, b: PyTreeDef) -> bool:
+    """Whether the roots of ``a`` and ``b`` agree (children not compared)."""
     if (a._node.kind != b._node.kind or a._node.type is not b._node.type
         or len(a._children) != len(b._children)
         or a._num_leaves != b._num_leaves or a._num_nodes != b._num_nodes):
         return False
-    if not _metadata_equal(a._aux, b._aux):
+    return _metadata_equal(a._aux, b._aux)
+
+
+def _same_structure_fast(a: PyTreeDef, b: PyTreeDef) -> bool:
+    if a is b:
+        return True
+    if not _same_node(a, b):
         return False
-    return all(_same_structure(x, y) for x, y in zip(a._children, b._children))
+    for x, y in zip(a._children, b._children):
+        if not _same_structure_fast(x, y):
+            return False
+    return True
+
+
+def _deep_same_structure(a: PyTreeDef, b: PyTreeDef) -> bool:
+    """``_same_structure`` with an explicit stack (SPEC TREE-28)."""
+    todo = [(a, b)]
+    while todo:
+        a, b = todo.pop()
+        if a is not b:
+            if not _same_node(a, b):
+                return False
+            todo.extend(zip(a._children, b._children))
+    return True
 
 
 def _node_repr(td: PyTreeDef) -> str:
@@ -691,7 +905,17 @@ def _node_repr(td: PyTreeDef) -> str:
         return "*"
     if kind == _NONE:
         return "None"
-    parts = [_node_repr(c) for c in td._children]
+    return _node_text(td, [_node_repr(c) for c in td._children])
+
+
+def _node_text(td: PyTreeDef, parts: list) -> str:
+    """The text of node ``td`` around its children's texts ``parts``."""
+    node = td._node
+    kind = node.kind
+    if kind == _LEAF:
+        return "*"
+    if kind == _NONE:
+        return "None"
     if kind == _TUPLE:
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
     if kind == _LIST:
@@ -715,17 +939,30 @@ _NONE_PREFIX_HINT = (
 
 
 def _flatten_up_to(td: PyTreeDef, x, out: list):
-    """Collects into ``out`` the subtrees of ``x`` at td's leaves (SPEC TREE-13)."""
+    """Collects into ``out`` the subtrees of ``x`` at td's leaves (SPEC TREE-13).
+
+    Walks from an explicit stack, so any depth works (SPEC TREE-28)."""
+    todo = [(td, x)]
+    while todo:
+        td, x = todo.pop()
+        pairs = _up_to_children(td, x, out)
+        if pairs is not None:
+            todo.extend(reversed(pairs))
+
+
+def _up_to_children(td: PyTreeDef, x, out: list):
+    """One step of ``_flatten_up_to``: check ``x`` against node ``td``; a
+    leaf goes to ``out``, else the (structure, subtree) pairs to visit."""
     node = td._node
     kind = node.kind
     arity = len(td._children)
     if kind == _LEAF:
         out.append(x)
-        return
+        return None
     if kind == _NONE:
         if x is not None:
             raise ValueError(f"Expected None, got {x!r}.{_NONE_PREFIX_HINT}")
-        return
+        return None
     if kind == _TUPLE or kind == _LIST:
         name = "tuple" if kind == _TUPLE else "list"
         if type(x) is not node.type:
@@ -765,8 +1002,7 @@ def _flatten_up_to(td: PyTreeDef, x, out: list):
         if len(children) != arity:
             raise ValueError(f"Custom type arity mismatch: {len(children)} != "
                              f"{arity}; value: {x!r}.")
-    for child_def, child in zip(td._children, children):
-        _flatten_up_to(child_def, child, out)
+    return list(zip(td._children, children))
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:

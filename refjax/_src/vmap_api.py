@@ -58,6 +58,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
 
     @_wraps(fun)
     def vmap_f(*args, **kwargs):
+        _check_axis_name(axis_name, "axis_name")
+        _check_axis_name(spmd_axis_name, "spmd_axis_name")
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "
                              "corresponding to the positional arguments passed to the "
@@ -210,6 +212,18 @@ def _check_output(x):
                         "is not a valid JAX type")
 
 
+def _check_axis_name(name, option):
+    """An axis name is looked up by hash, so an unhashable one (a list, a
+    dict) raises ``TypeError`` when the mapped function is called, as in
+    JAX (SPEC VMAP-105)."""
+    try:
+        hash(name)
+    except TypeError:
+        raise TypeError(f"vmap {option} must be hashable, such as a string or a "
+                        f"tuple of strings; got {name!r} of type "
+                        f"{type(name).__name__}") from None
+
+
 def mapped_output_error(message, index, axis_name):
     """JAX's ValueError for an output with ``out_axes`` None that varies
     along the mapped axis; it carries the output's flat ``index`` and the
@@ -251,6 +265,10 @@ def _mapped_axis_size(fun, in_tree, flat, dims, axis_size):
     sizes = [None if d is None else _axis_size_of(x, d) for x, d in zip(flat, dims)]
     distinct = {s for s in sizes if s is not None}
     if axis_size is not None:
+        if distinct and axis_size.__hash__ is None:
+            # An unhashable axis_size (a list) equals no mapped size (VMAP-106).
+            raise ValueError(_inconsistent_sizes_msg(fun, in_tree, flat, dims, sizes,
+                                                     axis_size))
         distinct.add(axis_size)
     if len(distinct) == 1:
         return distinct.pop()
@@ -264,6 +282,8 @@ def _axis_size_of(x, axis):
     shape = np.shape(x) if core.is_array_like(x) else None
     if shape is None:
         return None
+    if type(x) is int:
+        core.get_aval(x)    # an int too wide for its dtype: OverflowError, as in JAX
     if not -len(shape) <= axis < len(shape):
         min_rank = axis + 1 if axis >= 0 else -axis
         raise ValueError(f"vmap was requested to map its argument along axis {axis}, "

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core, dtypes, mesh
+from refjax._src import core, dtypes, lru, mesh
 from refjax._src.core import Primitive, ShapedArray, Tracer, set_current_trace
 from refjax._src.interpreters import batching
 from refjax._src.interpreters import partial_eval as pe
@@ -465,14 +465,12 @@ def backward_pass(jaxpr, consts, args, cts_out):
 # ---------------------------------------------------------------------------
 
 def _cached(cache, closed, key, build):
-    """``build(closed, key)``, remembered for as long as ``closed`` lives."""
-    per = cache.setdefault(closed, {})
-    if key not in per:
-        per[key] = build(closed, key)
-    return per[key]
+    """``build(closed, key)``, remembered for as long as ``closed`` lives
+    (at most ``lru.TRACE_CACHE_SIZE`` keys per jaxpr; SPEC THR-4)."""
+    return lru.cached_per(cache, closed, key, build)
 
 
-_jvp_cache = weakref.WeakKeyDictionary()
+_jvp_cache = lru.register(weakref.WeakKeyDictionary())
 
 
 def jvp_jaxpr(closed, nonzeros):
@@ -500,7 +498,7 @@ def _jvp_jaxpr(closed, nonzeros):
     return jaxpr, tuple(out_nz)
 
 
-_pe_cache = weakref.WeakKeyDictionary()
+_pe_cache = lru.register(weakref.WeakKeyDictionary())
 
 
 def partial_eval_jaxpr(closed, unknowns, instantiate=None):
@@ -543,7 +541,7 @@ def _partial_eval_jaxpr(closed, unknowns, instantiate):
     return known, cell["unknown"], cell["out_unknown"], cell["num_res"]
 
 
-_transpose_cache = weakref.WeakKeyDictionary()
+_transpose_cache = lru.register(weakref.WeakKeyDictionary())
 
 
 def transpose_jaxpr(closed, linear, ct_nonzeros):
@@ -668,6 +666,8 @@ def stop_gradient(x):
 
     def stop(leaf):
         if core.current_trace() is core.eval_trace and not isinstance(leaf, Tracer):
+            core.check_valid_jaxtype(leaf)      # JAX's TypeError for 'abc'
+            core.get_aval(leaf)                 # and OverflowError for 2**70
             return leaf
         return stop_gradient_p.bind(leaf)
 

@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core
+from refjax._src import core, lru
 from refjax._src.core import ShapedArray, Tracer, set_current_trace
 from refjax._src.interpreters import partial_eval as pe
 
@@ -289,7 +289,7 @@ def shift_axis_param(axis, bdim):
 # Batching closed jaxprs (for primitives that hold them: jit, remat...)
 # ---------------------------------------------------------------------------
 
-_batch_cache = weakref.WeakKeyDictionary()
+_batch_cache = lru.register(weakref.WeakKeyDictionary())
 
 
 def batch_jaxpr(closed, axis_data, in_batched, instantiate):
@@ -298,15 +298,13 @@ def batch_jaxpr(closed, axis_data, in_batched, instantiate):
     Inputs flagged in ``in_batched`` carry the mapped axis first; outputs
     flagged in ``instantiate`` (a bool or one per output) are batched along
     axis 0 even when they do not depend on a batched input.  Returns
-    ``(batched jaxpr, out_batched)``; cached per jaxpr."""
+    ``(batched jaxpr, out_batched)``; cached per jaxpr (SPEC THR-4)."""
     n_out = len(closed.jaxpr.outvars)
     if isinstance(instantiate, bool):
         instantiate = (instantiate,) * n_out
     key = (axis_data, tuple(in_batched), tuple(instantiate), core.axis_env_key())
-    per = _batch_cache.setdefault(closed, {})
-    if key not in per:
-        per[key] = _batch_jaxpr(closed, axis_data, in_batched, instantiate)
-    return per[key]
+    return lru.cached_per(_batch_cache, closed, key,
+                          lambda c, k: _batch_jaxpr(c, axis_data, in_batched, instantiate))
 
 
 def _batch_jaxpr(closed, axis_data, in_batched, instantiate):

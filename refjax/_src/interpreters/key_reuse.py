@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, lru
 from refjax._src.errors import KeyReuseError
 
 # ---------------------------------------------------------------------------
@@ -238,7 +238,7 @@ class _Walk:
             self.source(eqn.outvars[src.idx], False)
 
 
-_signatures = weakref.WeakKeyDictionary()   # Jaxpr -> its signature
+_signatures = lru.register(weakref.WeakKeyDictionary())   # Jaxpr -> its signature
 
 
 def jaxpr_signature(jaxpr):

@@ -105,7 +105,9 @@ def conv_general_permutations(dimension_numbers):
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     """(low, high) pads for 'VALID', 'SAME' (extra at the end) or
     'SAME_LOWER' (extra at the start)."""
-    name = padding.upper() if isinstance(padding, str) else padding
+    if not isinstance(padding, str):
+        raise TypeError(f"Unknown padding type: {padding}.")
+    name = padding.upper()
     if name not in ("VALID", "SAME", "SAME_LOWER"):
         raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
                            f"'SAME_LOWER', got {padding}.")
@@ -172,6 +174,14 @@ def _check_multiple(out_features, count, name):
                          f"a multiple of {count}.")
 
 
+def _check_strides(window_strides):
+    """A window stride below 1 is JAX's ValueError, not a division by zero
+    (SPEC LAX-12)."""
+    if any(int(s) <= 0 for s in window_strides):
+        raise ValueError("conv_general_dilated window_strides must all be positive, "
+                         f"got {tuple(window_strides)}.")
+
+
 @conv_general_dilated_p.def_abstract_eval
 def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
@@ -189,9 +199,10 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation,
     if len(padding) != lhs.ndim - 2:
         raise TypeError("Wrong number of explicit pads for convolution: expected "
                         f"{lhs.ndim - 2}, got {len(padding)}.")
-    for d in tuple(lhs_dilation) + tuple(rhs_dilation):
-        if d <= 0:
-            raise TypeError(f"All dilations must be positive, got {lhs_dilation}.")
+    _check_strides(window_strides)
+    for dilation in (lhs_dilation, rhs_dilation):
+        if any(d <= 0 for d in dilation):
+            raise TypeError(f"All dilations must be positive, got {dilation}.")
     out_dtype = _conv_dtype(lhs, rhs, preferred_element_type)
     shape = _conv_out_shape(lhs.shape, rhs.shape, dn, window_strides, padding,
                             lhs_dilation, rhs_dilation, batch_group_count)
@@ -579,6 +590,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          "padding or use conv_transpose.")
     if rhs_dilation is None:
         rhs_dilation = (1,) * (rhs_aval.ndim - 2)
+    _check_strides(window_strides)
     if isinstance(padding, str):
         kernel = [_dilate(rhs_aval.shape[i], d) for i, d in zip(dn.rhs_spec[2:], rhs_dilation)]
         spatial = [lhs_aval.shape[i] for i in dn.lhs_spec[2:]]

@@ -27,7 +27,32 @@ from refjax._src.lax.lax import _xp
 dot_general_p = Primitive("dot_general")
 
 
+def _check_dimension_numbers(lhs, rhs, dimension_numbers):
+    """Every contracting and batch axis names an axis of its operand (no
+    negative axes), without repeats, and the two sides pair up one to one
+    (SPEC LAX-12)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    for side, aval, contract, batch in (("lhs", lhs, lc, lb), ("rhs", rhs, rc, rb)):
+        if not all(0 <= d < aval.ndim for d in (*contract, *batch)):
+            raise TypeError(
+                f"dot_general requires {side} dimension numbers to be nonnegative "
+                f"and less than the number of axes of the {side} value, got "
+                f"{side}_batch of {batch} and {side}_contracting of {contract} "
+                f"for {side} of rank {aval.ndim}")
+        if len(set((*contract, *batch))) != len(contract) + len(batch):
+            raise TypeError(
+                f"dot_general requires no repeated dimensions among {side}_batch "
+                f"{batch} and {side}_contracting {contract}.")
+    if len(lb) != len(rb):
+        raise TypeError("dot_general requires equal numbers of lhs_batch and "
+                        f"rhs_batch dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
+    if len(lc) != len(rc):
+        raise TypeError("dot_general requires equal numbers of lhs_contracting and "
+                        f"rhs_contracting dimensions, got {lc} and {rc}.")
+
+
 def _dot_general_shape(lhs, rhs, dimension_numbers):
+    _check_dimension_numbers(lhs, rhs, dimension_numbers)
     (lc, rc), (lb, rb) = dimension_numbers
     for a, b in zip(lb, rb):
         if lhs.shape[a] != rhs.shape[b]:
@@ -231,14 +256,41 @@ class Precision(enum.Enum):
         return f"Precision.{self.name}"
 
 
+# The lower-case names JAX accepts for each precision.
+_PRECISION_NAMES = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+    "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT,
+}
+
+
+def _precision_error(precision):
+    return ValueError(
+        "Precision argument must be one of: None, a string in "
+        f"{list(_PRECISION_NAMES)}, a lax.Precision value, or a tuple of two "
+        f"lax.Precision values or strings; but got {precision!r}.")
+
+
 def _canon_precision(precision):
+    """``None`` or a pair of Precision values (lhs, rhs): a name or a
+    Precision stands for both operands; anything else is a ValueError
+    (SPEC LAX-12)."""
     if precision is None:
         return None
     if isinstance(precision, str):
-        precision = Precision[precision.upper()]
+        if precision not in _PRECISION_NAMES:
+            raise _precision_error(precision)
+        precision = _PRECISION_NAMES[precision]
     if isinstance(precision, Precision):
         return (precision, precision)
-    return tuple(precision)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return tuple(precision)
+        if all(isinstance(p, str) for p in precision):
+            return tuple(_canon_precision(p)[0] for p in precision)
+    raise _precision_error(precision)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None,
@@ -247,20 +299,27 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None,
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(map(operator.index, lc)), tuple(map(operator.index, rc))),
           (tuple(map(operator.index, lb)), tuple(map(operator.index, rb))))
-    pet = (None if preferred_element_type is None else
-           dtypes.canonicalize_dtype(dtypes.to_dtype(preferred_element_type)))
+    pet = dtypes.check_user_dtype(preferred_element_type, "dot")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                               precision=_canon_precision(precision),
                               preferred_element_type=pet, out_sharding=None)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
-    """Vector/matrix products of rank-1 and rank-2 operands."""
-    ln, rn = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
-    if not (1 <= ln <= 2 and 1 <= rn <= 2):
-        raise TypeError("dot requires operands of rank 1 or 2, got shapes "
-                        f"{core.get_aval(lhs).shape} and {core.get_aval(rhs).shape}.")
-    return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision,
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None,
+        preferred_element_type=None, out_sharding=None):
+    """Vector/matrix products of rank-1 and rank-2 operands, or
+    ``dot_general`` when ``dimension_numbers`` are given.  Other ranks are a
+    ValueError asking for ``dimension_numbers``; the options are keyword-only,
+    as in JAX (SPEC LAX-12)."""
+    if dimension_numbers is not None:
+        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+    lshape, rshape = np.shape(lhs), np.shape(rhs)
+    if not (1 <= len(lshape) <= 2 and 1 <= len(rshape) <= 2):
+        raise ValueError("jax.lax.dot: dimension_numbers must be specified when not "
+                         "performing simple un-batched matrix-matrix, matrix-vector, "
+                         f"or vector-vector products; got lhs_shape={lshape} "
+                         f"rhs_shape={rshape}")
+    return dot_general(lhs, rhs, (((len(lshape) - 1,), (0,)), ((), ())), precision,
                        preferred_element_type)
 
 

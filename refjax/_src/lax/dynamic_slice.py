@@ -172,7 +172,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
                          allow_negative_indices=True):
     """``dynamic_slice`` along ``axis``, whole along the other axes."""
     aval = core.get_aval(operand)
-    axis = int(axis)
+    axis = shapes.in_dim_axis(axis, aval.ndim)
     starts = [_const_like(start_index, 0)] * aval.ndim
     sizes = list(aval.shape)
     allow = [False] * aval.ndim
@@ -289,7 +289,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
                                 allow_negative_indices=True):
     """``dynamic_update_slice`` with a start along ``axis`` only."""
     ndim = core.get_aval(operand).ndim
-    axis = int(axis)
+    axis = shapes.in_dim_axis(axis, ndim)
     starts = [_const_like(start_index, 0)] * ndim
     starts[axis] = start_index
     allow = [False] * ndim
@@ -300,7 +300,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
 
 def _dynamic_update_index_in_dim(operand, update, index, axis, *,
                                  allow_negative_indices=True):
-    axis = int(axis)
+    axis = shapes.in_dim_axis(axis, core.get_aval(operand).ndim)
     if core.get_aval(update).ndim != core.get_aval(operand).ndim:
         update = shapes.expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(

@@ -42,6 +42,14 @@ def _fft_abstract_eval(x, fft_type, fft_lengths):
         raise ValueError(f"FFT of rank {n} needs an operand of at least that rank, "
                          f"got shape {x.shape}")
     batch = x.shape[:x.ndim - n]
+    if any(size < 0 for size in fft_lengths):
+        raise ValueError(f"fft_lengths must be non-negative, got {fft_lengths}.")
+    if fft_type in (FftType.RFFT, FftType.IRFFT) and not fft_lengths:
+        raise ValueError(f"{fft_type.name} needs at least one axis to transform, got "
+                         "fft_lengths=().")
+    if fft_type == FftType.RFFT and fft_lengths[-1] == 0:
+        raise ValueError("RFFT of a zero-length axis has no result (it would need "
+                         f"one frequency bin): fft_lengths={fft_lengths}.")
     if fft_type == FftType.RFFT:
         return ShapedArray(batch + fft_lengths[:-1] + (fft_lengths[-1] // 2 + 1,),
                            _COMPLEX_OF[x.dtype])
@@ -56,9 +64,12 @@ def _fft_impl(x, fft_type, fft_lengths):
     axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
     kernel = {FftType.FFT: xp.fft.fftn, FftType.IFFT: xp.fft.ifftn,
               FftType.RFFT: xp.fft.rfftn, FftType.IRFFT: xp.fft.irfftn}[fft_type]
-    out = kernel(x, s=tuple(fft_lengths), axes=axes)
     aval = _fft_abstract_eval(core.ShapedArray(x.shape, x.dtype), fft_type,
                               fft_lengths)
+    if 0 in fft_lengths:
+        # NumPy refuses zero-point transforms; JAX returns the empty result.
+        return xp.zeros(aval.shape, aval.dtype)
+    out = kernel(x, s=tuple(fft_lengths), axes=axes)
     return out.astype(aval.dtype)
 
 

@@ -709,16 +709,17 @@ def _reduction_jaxpr(op, dtype):
 
 def _bind_scatter(prim, op, operand, indices, updates, dnums, indices_are_sorted,
                   unique_indices, mode):
-    dnums = _check_dnums(dnums, ScatterDimensionNumbers, "scatter")
+    # JAX's order of checks: the operand's dtype, the mode, the numbers.
     if op is None:
         jaxpr, consts = None, ()
     else:
         jaxpr, consts = _reduction_jaxpr(op, _dtype_of(operand))
+    mode = GatherScatterMode.from_any(mode)
+    dnums = _check_dnums(dnums, ScatterDimensionNumbers, "scatter")
     return prim.bind(operand, indices, updates, update_jaxpr=jaxpr,
                      update_consts=consts, dimension_numbers=dnums,
                      indices_are_sorted=indices_are_sorted,
-                     unique_indices=unique_indices,
-                     mode=GatherScatterMode.from_any(mode))
+                     unique_indices=unique_indices, mode=mode)
 
 
 def _scatter_function(name, primitive, combine, doc):

@@ -1127,7 +1127,24 @@ convert_element_type_p.pp_params = lambda p: {k: v for k, v in p.items()
 
 
 def convert_element_type(operand, new_dtype):
-    """Cast to ``new_dtype`` with XLA's rules (SPEC DT-13); never weak."""
+    """Cast to ``new_dtype`` with XLA's rules (SPEC DT-13); never weak.
+
+    ``new_dtype=None`` is a ValueError; a Python complex with a real
+    ``new_dtype`` a TypeError.  A Python int outside the int32 range
+    converts straight to a float, complex or bool ``new_dtype`` (it need not
+    fit an integer type first), as in JAX (SPEC LAX-12)."""
+    if new_dtype is None:
+        raise ValueError("dtype must be specified.")
+    if type(operand) is builtins.complex:
+        target = dtypes.to_dtype(new_dtype)
+        if target.kind not in "cb":
+            raise TypeError(f"A Python complex ({operand}) cannot be converted to "
+                            f"{target}; take its .real (or abs) first.")
+    if type(operand) is int and operand not in _INT32_RANGE:
+        target = dtypes.to_dtype(new_dtype)
+        if target.kind not in "iu" and dtypes.is_valid_jax_dtype(target):
+            with np.errstate(over="ignore"):
+                operand = np.asarray(builtins.float(operand)).astype(target)
     return _convert_element_type(operand, new_dtype, weak_type=False)
 
 
@@ -1292,7 +1309,12 @@ def _bitcast_impl(x, new_dtype):
 
 
 def bitcast_convert_type(operand, new_dtype):
-    """Reinterpret the bits of ``operand`` as ``new_dtype``."""
+    """Reinterpret the bits of ``operand`` as ``new_dtype``; PRNG keys have
+    no bits to reinterpret (ValueError, as in JAX; SPEC LAX-12)."""
+    old_dtype = core.get_aval(operand).dtype
+    if dtypes.is_extended(old_dtype):
+        raise ValueError(f"unexpected input: dtype={old_dtype}; use "
+                         "jax.random.key_data to get a key's bits.")
     new_dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(new_dtype))
     return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
@@ -1348,10 +1370,14 @@ def reciprocal(x):
 
 
 def collapse(operand, start_dimension, stop_dimension=None):
-    """Merge axes ``start_dimension:stop_dimension`` into one."""
+    """Merge axes ``start_dimension:stop_dimension`` into one; the bounds
+    read as a Python slice of the axes (``None``, negative, clipped), and a
+    bound that is not an integer or None is a TypeError (SPEC LAX-12)."""
     shape = core.get_aval(operand).shape
-    stop = len(shape) if stop_dimension is None else stop_dimension
-    start = start_dimension % builtins.max(len(shape), 1)
+    start, stop, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if stop < start:
+        raise ValueError(f"Invalid dimension range passed to collapse: "
+                         f"{shape}[{start}:{stop}]")
     size = math.prod(shape[start:stop])
     return shapes.reshape(operand, shape[:start] + (size,) + shape[stop:])
 

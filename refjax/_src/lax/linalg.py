@@ -13,6 +13,7 @@ NaNs) yields NaNs, as JAX's does, instead of raising.
 Under ``vmap`` the mapped axis becomes one more leading batch axis
 (SPEC VMAP-62, VMAP-63).
 """
+import math
 import operator
 
 import numpy as np
@@ -50,6 +51,12 @@ def _real_dtype(dtype):
     return np.finfo(dtype).dtype if np.dtype(dtype).kind == "c" else np.dtype(dtype)
 
 
+def _stack_of_matrices(x):
+    """``x`` as one stack ``(batch, m, n)``; an explicit batch size, since a
+    ``-1`` cannot be inferred when the matrices are empty (SPEC NP-71)."""
+    return x.reshape((math.prod(x.shape[:-2]),) + x.shape[-2:])
+
+
 def _per_matrix(fn, x, n_out, nan_shapes):
     """``fn`` on the stack ``x``; where the backend raises for the stack,
     retry matrix by matrix, a failing one giving NaN outputs of
@@ -61,7 +68,7 @@ def _per_matrix(fn, x, n_out, nan_shapes):
     except _linalg_error():
         pass
     batch = x.shape[:-2]
-    flat = x.reshape((-1,) + x.shape[-2:])
+    flat = _stack_of_matrices(x)
     outs = [[] for _ in range(n_out)]
     for m in flat:
         try:
@@ -78,7 +85,7 @@ def _lapack_per_matrix(x, call, n_out):
     """``call`` (a SciPy LAPACK wrapper returning ``*outs, info``) on each
     matrix of the stack ``x``; a nonzero ``info`` raises the backend's
     ``LinAlgError`` so that ``_per_matrix`` gives that matrix NaN outputs."""
-    flat = x.reshape((-1,) + x.shape[-2:])
+    flat = _stack_of_matrices(x)
     outs = [[] for _ in range(n_out)]
     for m in flat:
         *res, info = call(m)
@@ -251,8 +258,8 @@ def _solve_or_nan(xp, a, b):
             return xp.linalg.solve(a, b)
     except _linalg_error():
         pass
-    flat_a = a.reshape((-1,) + a.shape[-2:])
-    flat_b = b.reshape((-1,) + b.shape[-2:])
+    flat_a = _stack_of_matrices(a)
+    flat_b = _stack_of_matrices(b)
     outs = []
     for m, r in zip(flat_a, flat_b):
         try:
@@ -441,7 +448,7 @@ def _lu_impl(x):
     xp = _xp()
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
-    a = x.reshape((-1, m, n)).copy()
+    a = _stack_of_matrices(x).copy()
     nb = a.shape[0]
     k = min(m, n)
     rows = xp.arange(nb)

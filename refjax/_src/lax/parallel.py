@@ -19,6 +19,7 @@ JAX's equations.  Primitive names and parameters are JAX's: ``psum``,
 (``psum`` of an unmapped value is the value times the axis size).
 """
 import math
+import threading
 
 import numpy as np
 
@@ -56,6 +57,7 @@ def _positional(axes):
 def _check_bound(names, api_name):
     """JAX's error for a name no enclosing transformation binds (VMAP-78)."""
     for name in names:
+        hash(name)      # TypeError for an unhashable name, as in JAX
         if not core.axis_exists(name):
             raise NameError(f"Found an unbound axis name: {name}. To fix this, "
                             f"please call {api_name} under `jax.shard_map`.")
@@ -622,11 +624,27 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
 # and all_gather's result is typed as varying, as JAX's check_vma does.
 # ---------------------------------------------------------------------------
 
-_manual_axes = []
+class _ManualAxes(threading.local):
+    """The mesh axes of the shard_map bodies this thread is tracing,
+    innermost last (SPEC THR-1).  ``shard_map`` pushes and pops with
+    ``append`` and ``pop``; each thread has its own stack."""
+
+    def __init__(self):
+        self.stack = []
+
+    def append(self, names):
+        self.stack.append(names)
+
+    def pop(self):
+        return self.stack.pop()
+
+
+_manual_axes = _ManualAxes()
 
 
 def _manual(names):
-    return bool(_manual_axes) and all(n in _manual_axes[-1] for n in names)
+    stack = _manual_axes.stack
+    return bool(stack) and all(n in stack[-1] for n in names)
 
 
 def _varying(y, names):

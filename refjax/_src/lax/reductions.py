@@ -271,6 +271,10 @@ def _cumulative(name, classes, impl):
     prim.def_impl(impl_)
 
     def fn(operand, axis=0, reverse=False):
+        # lax axes are never negative: JAX raises rather than wrapping (SPEC LAX-12).
+        if operator.index(axis) < 0:
+            raise ValueError(f"XLA operations do not allow negative axes: lax.{name} "
+                             f"got axis={axis}; pass axis % ndim, or use jnp.{name}.")
         ndim = core.get_aval(operand).ndim
         return prim.bind(operand, axis=core.canonicalize_axis(axis, builtins.max(ndim, 1)),
                          reverse=bool(reverse))
@@ -287,10 +291,11 @@ cumsum_p, cumsum = _cumulative(
     "cumsum", _num, lambda x, axis: _xp().cumsum(x, axis=axis, dtype=x.dtype))
 cumprod_p, cumprod = _cumulative(
     "cumprod", _num, lambda x, axis: _xp().cumprod(x, axis=axis, dtype=x.dtype))
+# Booleans are not numbers to JAX's cumulative reductions (SPEC LAX-12).
 cummax_p, cummax = _cumulative(
-    "cummax", _any, lambda x, axis: _backend().cumulative("maximum", x, axis))
+    "cummax", _num, lambda x, axis: _backend().cumulative("maximum", x, axis))
 cummin_p, cummin = _cumulative(
-    "cummin", _any, lambda x, axis: _backend().cumulative("minimum", x, axis))
+    "cummin", _num, lambda x, axis: _backend().cumulative("minimum", x, axis))
 cumlogsumexp_p, cumlogsumexp = _cumulative("cumlogsumexp", _float, _cumlogsumexp_impl)
 
 

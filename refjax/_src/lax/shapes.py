@@ -98,6 +98,9 @@ def broadcast_to_rank(x, rank):
 def expand_dims(array, dimensions):
     """Insert size-1 axes at ``dimensions`` (lowered to ``broadcast_in_dim``)."""
     aval = core.get_aval(array)
+    if hasattr(dimensions, "dtype"):    # an array: JAX needs a hashable tuple
+        raise TypeError(f"lax.expand_dims needs a sequence of int dimensions, got "
+                        f"{type(dimensions).__name__}.")
     ndim_out = aval.ndim + len(dimensions)
     dims = sorted(core.canonicalize_axis(d, ndim_out) for d in dimensions)
     if len(set(dims)) != len(dims):
@@ -747,6 +750,10 @@ def _slice_abstract_eval(x, start_indices, limit_indices, strides):
                         f"start_indices {start_indices} and limit_indices "
                         f"{limit_indices} for operand shape {x.shape}.")
     strides = strides or (1,) * x.ndim
+    if len(strides) != x.ndim or not all(st >= 1 for st in strides):
+        raise TypeError("slice strides must have one positive element per "
+                        f"dimension of the operand, got strides {strides} for "
+                        f"operand shape {x.shape}.")
     shape = []
     for s, lo, hi, st in zip(x.shape, start_indices, limit_indices, strides):
         if not 0 <= lo <= hi <= s:
@@ -775,16 +782,36 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
                         strides=strides)
 
 
+class AxisError(IndexError, ValueError):
+    """An axis outside an operand's rank: an IndexError, as JAX raises from
+    its ``*_in_dim`` helpers, and a ValueError, as NumPy's AxisError is."""
+
+
+def in_dim_axis(axis, ndim):
+    """The ``axis`` of a ``*_in_dim`` helper as a non-negative int; out of
+    range an AxisError (SPEC IDX-37)."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
-    """``slice`` along one axis; ``None`` and negative bounds as in Python."""
+    """``slice`` along one axis.  ``None`` means the axis' start or end and a
+    negative bound counts from the end once; bounds are not clamped, so one
+    outside the axis, a limit before the start or a stride below 1 is the
+    TypeError of ``slice`` (SPEC IDX-37)."""
     aval = core.get_aval(operand)
-    axis = core.canonicalize_axis(axis, aval.ndim)
+    axis = in_dim_axis(axis, aval.ndim)
     size = aval.shape[axis]
-    start, limit, _ = builtins.slice(start_index, limit_index).indices(size)
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = size if limit_index is None else operator.index(limit_index)
+    start, limit = (start + size if start < 0 else start,
+                    limit + size if limit < 0 else limit)
     starts = [0] * aval.ndim
     limits = list(aval.shape)
     strides = [1] * aval.ndim
-    starts[axis], limits[axis], strides[axis] = start, builtins.max(start, limit), stride
+    starts[axis], limits[axis], strides[axis] = start, limit, operator.index(stride)
     # Always explicit strides: JAX prints ``strides=(1, 1)`` for these
     # (``strides=None`` comes from jnp's static indexing instead).
     return slice(operand, starts, limits, strides)
@@ -793,7 +820,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """Element ``index`` of axis ``axis`` as a static slice."""
     aval = core.get_aval(operand)
-    axis = core.canonicalize_axis(axis, aval.ndim)
+    axis = in_dim_axis(axis, aval.ndim)
     size = aval.shape[axis]
     index = operator.index(index)
     if not -size <= index < size:
@@ -867,6 +894,7 @@ iota_p = Primitive("iota")
 
 @iota_p.def_abstract_eval
 def _iota_abstract_eval(dtype, shape, dimension, sharding):
+    lax._check_dtype("iota", dtype, lax._num)  # no bool iota, as in JAX
     return ShapedArray(shape, dtype)
 
 

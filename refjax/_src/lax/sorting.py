@@ -67,6 +67,8 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """Sort one array, or several by their first ``num_keys`` (lexicographic)."""
     single = not isinstance(operand, (tuple, list))
     operands = [operand] if single else list(operand)
+    if not operands:
+        raise TypeError("Sort requires at least one operand")
     ndim = core.get_aval(operands[0]).ndim
     dim = core.canonicalize_axis(dimension, builtins.max(ndim, 1))
     out = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable),

@@ -1,7 +1,7 @@
 """``logsumexp``, shared by ``jax.nn`` and ``jax.scipy.special`` (SPEC NN-4)."""
 import numpy as np
 
-from refjax._src import dtypes
+from refjax._src import api, dtypes
 from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
@@ -19,6 +19,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     The shift is held under ``stop_gradient``: derivatives flow through the
     sum of exponentials only, giving ``softmax`` weights (SPEC AD-76).
     """
+    # keepdims is static in JAX's reductions: an unhashable one is JAX's
+    # ValueError (found by the bad-input fuzz, FUZZ-3).
+    api._Static(keepdims)
     if where is not None:
         a = jnp.where(where, a, 0)
     if b is not None:

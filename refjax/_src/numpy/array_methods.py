@@ -19,6 +19,8 @@ Operator rules, as JAX's:
 Methods mirror JAX's signatures and call the ``jax.numpy`` function of the
 same name (``x.sum(axis=0)`` is ``jnp.sum(x, axis=0)``).
 """
+import operator
+
 import numpy as np
 
 from refjax._src import core, dtypes
@@ -313,6 +315,10 @@ def _transpose(self, *args):
 
 
 def _index_tuple(x):
+    """``x`` as a tuple of axes; ragged or non-integer entries are the
+    TypeError of ``operator.index`` (SPEC NP-71)."""
+    if isinstance(x, (list, tuple)):
+        return tuple(operator.index(a) for a in x)
     return (x,) if np.ndim(x) == 0 else tuple(x)
 
 
@@ -323,12 +329,40 @@ def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
 
 def _view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
-    """Reinterpret the bits as ``dtype`` (same item size only)."""
+    """Reinterpret the bits as ``dtype``, as NumPy's ``view`` does (SPEC
+    NP-71): a smaller item size multiplies the last axis, a larger one
+    divides it (the last axis' bytes must be a multiple of the new item
+    size); a 0-d array keeps its item size."""
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
         return self
-    return lax.bitcast_convert_type(self, dtype)
+    new = dtypes.check_user_dtype(dtype, "view")
+    old_size, new_size = self.dtype.itemsize, new.itemsize
+    if old_size == new_size:
+        return lax.bitcast_convert_type(self, new)
+    if self.ndim == 0:
+        raise ValueError("view() of a 0d array is only supported if the itemsize "
+                         "is unchanged.")
+    *lead, last = self.shape
+    if new_size < old_size:
+        out = lax.bitcast_convert_type(self, new)
+        return shapes.reshape(out, (*lead, last * old_size // new_size))
+    if (last * old_size) % new_size:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor "
+                         "of the total size in bytes of the last axis of the array.")
+    grouped = shapes.reshape(self, (*lead, last * old_size // new_size,
+                                    new_size // old_size))
+    return lax.bitcast_convert_type(grouped, new)
+
+
+def _matrix_transpose_property(self):
+    """``x.mT``: the last two axes swapped; fewer than two is a ValueError
+    (SPEC NP-71)."""
+    if self.ndim < 2:
+        raise ValueError("x must be at least two-dimensional for matrix_transpose; "
+                         f"got ndim={self.ndim}")
+    return _jnp.swapaxes(self, -1, -2)
 
 
 _METHOD_IMPLS = {
@@ -367,8 +401,6 @@ def _transpose_property(self):
     return _jnp.transpose(self)
 
 
-def _matrix_transpose_property(self):
-    return _jnp.swapaxes(self, -1, -2)
 
 
 def _flat(self):

@@ -541,6 +541,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     else:
         start, length = -offset * m, builtins.max(0, builtins.min(n + offset, m))
     flat = lax_shapes.reshape(a, tuple(batch) + (n * m,))
+    if not length:  # an offset past the corner: an empty slice in range
+        start = 0
     stop = start + (length - 1) * (m + 1) + 1 if length else start
     return lax_shapes.slice_in_dim(flat, start, stop, m + 1, axis=len(batch))
 

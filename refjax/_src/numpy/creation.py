@@ -9,12 +9,15 @@ function is being traced, or when an input is a tracer, the same functions
 are composed of ``lax`` operations the way JAX composes them, so that they
 work on tracers and print the same equations (SPEC NP-30, NP-31).
 """
+import functools
+import inspect
+import math
 import operator
 
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, placement
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
 from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers use it
@@ -241,6 +244,11 @@ def _staging():
 
 
 def _filled(shape, value, dt, weak=False):
+    # A size NumPy cannot index is a ValueError of ours (SPEC NP-71).
+    biggest = np.iinfo(np.intp).max
+    if max(shape, default=0) > biggest or math.prod(shape) > biggest:
+        raise ValueError(f"An array of shape {tuple(shape)} is too large: its "
+                         f"dimensions and size must be at most {biggest}.")
     if _staging():
         return _lax_full(shape, value, dt, weak)
     xp = _backend.get().xp
@@ -301,8 +309,18 @@ def full(shape, fill_value, dtype=None, *, device=None):
     else:
         dt = dtypes.check_user_dtype(dtype, "full")
         host, weak = _cast_host(np.asarray(_host_of(fill_value)), dt), False
-    host = np.broadcast_to(host, shape)
+    host = _broadcast_fill(host, shape)
     return _make(np.array(host), dt, weak)
+
+
+def _broadcast_fill(host, shape):
+    """A host fill value broadcast to ``shape``; one that does not broadcast
+    is the ValueError of ``lax.full`` (SPEC NP-71)."""
+    try:
+        return np.broadcast_to(host, shape)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {host.shape} and "
+                         f"requested shape {tuple(shape)}") from None
 
 
 def _check_fill(fun_name, fill_value, position):
@@ -313,18 +331,36 @@ def _check_fill(fun_name, fill_value, position):
 
 
 def _like_dtype(a, dtype, fun_name):
+    """The (dtype, weak type) of a ``*_like`` result (SPEC NP-71): ``a`` is an
+    array, a scalar, or any object with ``shape`` and ``dtype`` attributes
+    (``jax.ShapeDtypeStruct``); a NumPy array of strings or objects is a
+    TypeError, as in JAX."""
+    if isinstance(a, np.ndarray) and not dtypes.is_valid_jax_dtype(a.dtype):
+        raise TypeError(f"Value '{a}' with dtype {a.dtype} is not a valid JAX array "
+                        "type. Only arrays of numeric types are supported by JAX.")
     if dtype is not None:
         return dtypes.check_user_dtype(dtype, fun_name), False
     if isinstance(a, Array):
         return a.dtype, a.weak_type
     if type(a) in (bool, int, float, complex) or isinstance(a, (np.ndarray, np.generic)):
         return dtypes.dtype_and_weak_type(a)
+    if _is_shape_dtype(a):
+        return dtypes.canonicalize_dtype(a.dtype), bool(getattr(a, "weak_type", False))
     raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                     f"{type(a)} at position 0.")
 
 
+def _is_shape_dtype(a):
+    """Duck-typed ``ShapeDtypeStruct``-like prototypes (optax passes them)."""
+    return hasattr(a, "shape") and isinstance(getattr(a, "dtype", None), np.dtype)
+
+
 def _like_shape(a, shape):
-    return canonicalize_shape(shape) if shape is not None else tuple(np.shape(a))
+    if shape is not None:
+        return canonicalize_shape(shape)
+    if _is_shape_dtype(a) and not isinstance(a, (Array, np.ndarray, np.generic)):
+        return tuple(a.shape)
+    return tuple(np.shape(a))
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
@@ -359,7 +395,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     if _staging() or isinstance(fill_value, core.Tracer):
         return _lax_full(_like_shape(a, shape), fill_value, dt, weak)
     host = _cast_host(np.asarray(_host_of(fill_value)), dt)
-    return _make(np.array(np.broadcast_to(host, _like_shape(a, shape))), dt, weak)
+    return _make(np.array(_broadcast_fill(host, _like_shape(a, shape))), dt, weak)
 
 
 # -- ranges ----------------------------------------------------------------
@@ -376,6 +412,19 @@ def _concrete_bound(value, name):
     return value
 
 
+def _is_key(value):
+    return isinstance(value, (Array, core.Tracer)) and dtypes.is_extended(value.dtype)
+
+
+def _reject_keys(*values):
+    """PRNG keys are not numbers: a ValueError, as JAX's type promotion
+    gives, rather than a failure inside NumPy (SPEC NP-71)."""
+    for value in values:
+        if _is_key(value):
+            raise ValueError(f"dtype={value.dtype} is not a valid dtype for JAX type "
+                             "promotion.")
+
+
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values from concrete bounds (SPEC NP-32).
 
@@ -386,10 +435,17 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "arange")
+    if start is None:
+        raise TypeError("jnp.arange needs a number for its first argument, got None.")
     for b in (start, stop, step):
         if b is not None and not core.is_array_like(b):
             raise TypeError("arange requires ndarray or scalar arguments, got "
                             f"{type(b)} at position 0.")
+    if stop is None and step is None and _is_key(start):
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy "
+                        "array. Use jax.random.key_data(arr) if you wish to extract "
+                        "the underlying integer array.")
+    _reject_keys(start, stop, step)
     first = "stop" if stop is None and step is None else "start"
     start = _concrete_bound(start, first)
     stop = _concrete_bound(stop, "stop")
@@ -441,6 +497,7 @@ def _linspace_impl(start, stop, num, endpoint, retstep, dtype, axis):
         if not core.is_array_like(v):
             raise TypeError("linspace requires ndarray or scalar arguments, got "
                             f"{type(v)} at position {pos}.")
+    _reject_keys(start, stop)
     if dtype is None:
         dtype = _to_inexact(dtypes.result_type(start, stop))
     else:
@@ -521,3 +578,26 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 
 def identity(n, dtype=None):
     return eye(n, dtype=dtype)
+
+
+# -- device= (SPEC SHD-94) ---------------------------------------------------
+
+def _with_device(fun):
+    """``fun`` taking ``device=``: a Device or Sharding the result is placed
+    on (committed, as by ``jax.device_put``); anything else, a platform name
+    such as ``'cpu'`` included, raises ``ValueError``."""
+    @functools.wraps(fun)
+    def placed(*args, device=None, **kwargs):
+        out = fun(*args, **kwargs)
+        return out if device is None else placement.device_put(out, device)
+    sig = inspect.signature(fun)
+    if "device" not in sig.parameters:      # ``array`` gains it here
+        device = inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None)
+        placed.__signature__ = sig.replace(parameters=[*sig.parameters.values(), device])
+    return placed
+
+
+for _name in ("array", "asarray", "zeros", "ones", "empty", "full", "zeros_like",
+              "ones_like", "empty_like", "full_like", "arange", "linspace", "eye"):
+    globals()[_name] = _with_device(globals()[_name])
+del _name

@@ -60,11 +60,14 @@ def _axes_and_lengths(a, s, axes, fft_type):
     if len(set(axes)) != len(axes):
         raise ValueError(f"jax.numpy.fft functions require unique axes, got {axes}")
     if s is None:
+        # Empty axes transform to empty results (SPEC NP-71).
         s = [a.shape[ax] for ax in axes]
-        if fft_type == FftType.IRFFT:
-            s[-1] = 2 * (a.shape[axes[-1]] - 1)
+        if fft_type == FftType.IRFFT and axes:
+            s[-1] = max(2 * (a.shape[axes[-1]] - 1), 0)
     elif len(s) != len(axes):
         raise ValueError("Shape and axes have different lengths.")
+    elif any(operator.index(n) <= 0 for n in s):
+        raise ValueError("Shape should be positive.")
     return axes, tuple(operator.index(n) for n in s)
 
 
@@ -126,7 +129,6 @@ def hfft(a, n=None, axis=-1, norm=None):
     """The real spectrum of a Hermitian-symmetric signal: ``irfft`` of the
     conjugate, scaled the other way (SPEC NP-70)."""
     a = _promote("hfft", a, FftType.FFT)
-    n = 2 * (a.shape[axis] - 1) if n is None else n
     swapped = {None: "forward", "backward": "forward", "forward": "backward",
                "ortho": "ortho"}
     _check_norm(norm)
@@ -158,20 +160,28 @@ def irfftn(a, s=None, axes=None, norm=None):
     return _fftn("irfftn", FftType.IRFFT, a, s, axes, norm)
 
 
+def _two_axes(func_name, axes):
+    """The 2-D transforms need their two axes spelled out: None or a single
+    int is a TypeError, checked before ``norm``, as in JAX (SPEC NP-71)."""
+    if axes is None or not hasattr(axes, "__len__"):
+        raise TypeError(f"jnp.fft.{func_name} needs a sequence of two axes, got {axes!r}.")
+    return axes
+
+
 def fft2(a, s=None, axes=(-2, -1), norm=None):
-    return _fftn("fft2", FftType.FFT, a, s, axes, norm)
+    return _fftn("fft2", FftType.FFT, a, s, _two_axes("fft2", axes), norm)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None):
-    return _fftn("ifft2", FftType.IFFT, a, s, axes, norm)
+    return _fftn("ifft2", FftType.IFFT, a, s, _two_axes("ifft2", axes), norm)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None):
-    return _fftn("rfft2", FftType.RFFT, a, s, axes, norm)
+    return _fftn("rfft2", FftType.RFFT, a, s, _two_axes("rfft2", axes), norm)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None):
-    return _fftn("irfft2", FftType.IRFFT, a, s, axes, norm)
+    return _fftn("irfft2", FftType.IRFFT, a, s, _two_axes("irfft2", axes), norm)
 
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None):

@@ -32,6 +32,7 @@ from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import creation as creation
 from refjax._src.numpy import reductions, ufuncs, util
+from refjax._src.vmap_api import vmap
 
 __all__ = [
     "astype", "shape", "ndim", "size", "isscalar", "iscomplexobj", "isrealobj", "copy",
@@ -214,6 +215,9 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     util.check_arraylike("reshape", a)
     a = creation.asarray(a)
     dims = _compute_newshape(_aval(a).shape, shape)
+    if isinstance(order, (Array, core.Tracer, np.ndarray)):
+        # An array is not even compared with the names (JAX's TypeError).
+        raise TypeError(f"order must be str, not {type(order).__name__}")
     if order == "C":
         return lax_shapes.reshape(a, dims)
     if order == "F":
@@ -262,6 +266,8 @@ def swapaxes(a, axis1, axis2):
     a, = _ensure("swapaxes", a)
     nd = _aval(a).ndim
     perm = list(range(nd))
+    if np.ndim(axis1) or np.ndim(axis2):    # JAX's class for a sequence
+        raise ValueError(f"swapaxes takes two integer axes, got {axis1!r} and {axis2!r}.")
     axis1, axis2 = operator.index(axis1), operator.index(axis2)
     for ax in (axis1, axis2):
         if not -nd <= ax < nd:
@@ -355,11 +361,28 @@ def atleast_3d(*arys):
 # ---------------------------------------------------------------------------
 
 def broadcast_shapes(*shapes):
-    """The NumPy broadcast of ``shapes`` (ints count as 1-d shapes)."""
+    """The NumPy broadcast of ``shapes`` (ints count as 1-d shapes).  A
+    shape that is not a sequence of integers (a string, None, floats) is a
+    TypeError, a negative size too (SPEC NP-71)."""
     if not shapes:
         return ()
-    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    shapes = [_static_shape((s,) if np.ndim(s) == 0 and not isinstance(s, str) else s)
+              for s in shapes]
     return _broadcast_shapes(shapes)
+
+
+def _static_shape(shape):
+    try:
+        if isinstance(shape, str):
+            raise TypeError
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer "
+                        f"type, got {shape!r}.") from None
+    if any(d < 0 for d in dims):
+        raise TypeError("Only non-negative indices are allowed when broadcasting "
+                        f"static shapes, but got shape {dims}.")
+    return dims
 
 
 def _broadcast_shapes(shapes):
@@ -501,11 +524,23 @@ def unstack(x, /, *, axis=0):
     return tuple(lax_shapes.index_in_dim(x, i, axis, keepdims=False) for i in range(n))
 
 
+def _rows_at_least(name, tup, atleast):
+    """An array ``tup`` passed to a stacking function stands for the sequence
+    of its rows: ``atleast`` (``atleast_2d``...) is mapped over the rows and
+    the results restacked (SPEC NP-71).  A 0-d array has no rows: a
+    ValueError."""
+    arr = creation.asarray(tup)
+    if not _aval(arr).ndim:
+        raise ValueError(f"jnp.{name} needs a sequence of arrays or an array of "
+                         "rank at least 1, got a 0-d array.")
+    return vmap(atleast)(arr)
+
+
 def hstack(tup, dtype=None):
     """Concatenate along axis 1 (axis 0 for 1-d inputs)."""
     if isinstance(tup, (np.ndarray, Array)):
-        arrs = atleast_1d(tup)
-        return concatenate(arrs, 0 if _aval(arrs).ndim == 1 else 1, dtype)
+        rows = _rows_at_least("hstack", tup, atleast_1d)
+        return concatenate(rows, 0 if _aval(rows).ndim == 2 else 1, dtype)
     arrs = [atleast_1d(m) for m in _arrays_in("hstack", tup)]
     if not arrs:
         raise ValueError("Need at least one array to concatenate.")
@@ -516,21 +551,21 @@ def hstack(tup, dtype=None):
 def vstack(tup, dtype=None):
     """Concatenate along axis 0 after making inputs at least 2-d."""
     if isinstance(tup, (np.ndarray, Array)):
-        return concatenate(atleast_2d(tup), 0, dtype)
+        return concatenate(_rows_at_least("vstack", tup, atleast_2d), 0, dtype)
     return concatenate([atleast_2d(m) for m in _arrays_in("vstack", tup)], 0, dtype)
 
 
 def dstack(tup, dtype=None):
     """Concatenate along axis 2 after making inputs at least 3-d."""
     if isinstance(tup, (np.ndarray, Array)):
-        return concatenate(atleast_3d(tup), 2, dtype)
+        return concatenate(_rows_at_least("dstack", tup, atleast_3d), 2, dtype)
     return concatenate([atleast_3d(m) for m in _arrays_in("dstack", tup)], 2, dtype)
 
 
 def column_stack(tup):
     """1-d inputs become columns; 2-d inputs are joined along axis 1."""
     if isinstance(tup, (np.ndarray, Array)):
-        arrs = list(tup)
+        arrs = list(_rows_at_least("column_stack", tup, atleast=lambda row: row))
     else:
         arrs = _arrays_in("column_stack", tup)
     cols = []
@@ -621,6 +656,8 @@ def tile(A, reps):
     except TypeError:
         reps = (reps,)
     reps = tuple(operator.index(r) for r in reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"jnp.tile needs non-negative repetitions, got reps={reps}.")
     nd = _aval(A).ndim
     reps = (1,) * (nd - len(reps)) + reps
     if len(reps) > nd:

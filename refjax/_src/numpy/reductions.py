@@ -895,6 +895,13 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         raise ValueError(f"q must be have rank <= 1, got shape {_shape(q)}")
     a2, kept_shape = _move_reduced_axes_last(a, axis)
     n = _shape(a2)[-1]
+    if n == 0:
+        # JAX's classes: the gather of an order statistic fails (TypeError),
+        # or its NaN-skipping index lookup (IndexError), SPEC NP-71.
+        error = IndexError if squash_nans else TypeError
+        raise error("quantile, percentile and median need at least one element "
+                    f"along the reduced axes; the array of shape {_shape(a)} has "
+                    "none there.")
     q_dtype = _dtype(q)
     if squash_nans:
         a2 = _where(util._isnan(a2), np.nan, a2)

@@ -74,6 +74,14 @@ def _check_prng_key(name, key, *, allow_batched=False):
     return typed, wrapped
 
 
+def _is_raw_key_data(x):
+    try:
+        prng.check_key_data(x, prng.default_prng_impl())
+    except TypeError:
+        return False
+    return True
+
+
 def _return_prng_keys(was_wrapped, keys):
     return prng.random_unwrap(keys) if was_wrapped else keys
 
@@ -119,13 +127,22 @@ def wrap_key_data(key_bits_array, *, impl=None):
 
 
 def key_impl(keys):
-    """The implementation behind ``keys``; prints as ``threefry2x32`` (RNG-10)."""
+    """The name of the implementation behind ``keys``, a ``str`` such as
+    ``'threefry2x32'``, as JAX 0.10.2 returns (RNG-10)."""
     typed, _ = _check_prng_key("key_impl", keys, allow_batched=True)
-    return prng.PRNGSpec(typed.dtype._impl)
+    return typed.dtype._impl.name
 
 
 def clone(key):
-    """The same key, fresh for the key-reuse checker (RNG-12)."""
+    """The same key, fresh for the key-reuse checker (RNG-12).  A value that
+    is neither a key nor raw key data comes back unchanged as an array: JAX's
+    clone primitive takes any array (found by the bad-input fuzz, FUZZ-4)."""
+    if not _is_typed_key(key) and not _is_raw_key_data(key):
+        if not (hasattr(key, "dtype") or isinstance(key, (bool, int, float, complex))):
+            raise TypeError("Error interpreting argument to random_clone as a JAX value. "
+                            f"The problematic value is of type {type(key)} and was "
+                            "passed to random_clone at position 0.")
+        return creation.asarray(key)
     typed, wrapped = _check_prng_key("clone", key, allow_batched=True)
     return _return_prng_keys(wrapped, prng.random_clone(typed))
 
@@ -154,6 +171,9 @@ def split(key, num=2):
 def fold_in(key, data):
     """A new key from ``key`` and the integer ``data`` (RNG-12)."""
     typed, wrapped = _check_prng_key("fold_in", key)
+    if isinstance(data, (str, bytes, complex)):
+        # Python's int() decides, as JAX's conversion: '5' is 5, 'a' and 1j fail.
+        data = int(data)
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of "
                         f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
@@ -166,6 +186,16 @@ def fold_in(key, data):
 # ---------------------------------------------------------------------------
 # Shapes and dtypes of samplers
 # ---------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes):
+    """The broadcast of parameter shapes; shapes that do not broadcast fail
+    with JAX's ``ValueError`` naming them, not NumPy's (RNG-16, FUZZ-2)."""
+    shapes = [tuple(s) for s in shapes]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+
 
 def check_shape(name, shape, *param_shapes):
     """Parameters must broadcast to exactly ``shape`` (RNG-16)."""
@@ -188,6 +218,13 @@ def user_dtype(dtype, default, fun_name):
     off), or the default dtype of its kind."""
     if dtype is None:
         return default()
+    if isinstance(dtype, Array):     # a NumPy array is np.dtype's TypeError below
+        raise ValueError("Passing an array as a dtype argument is no longer supported; "
+                         "instead of dtype=arr use dtype=arr.dtype.")
+    if isinstance(dtype, type) and issubclass(dtype, dtypes.prng_key):
+        # Not a dtype to canonicalize: the sampler's kind check refuses it
+        # with its ValueError, as in JAX (found by the bad-input fuzz).
+        return dtype
     return dtypes.check_user_dtype(dtype, fun_name)
 
 
@@ -203,7 +240,7 @@ def bits(key, shape=(), dtype=None):
     dtype = user_dtype(dtype, dtypes.default_uint_dtype, "bits")
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError("dtype argument to `bits` must be an unsigned int "
-                         f"dtype, got {np.dtype(given) if given is not None else dtype}")
+                         f"dtype, got {_shown_dtype(given, dtype)}")
     shape = canonicalize_shape(shape)
     return random_bits(typed, dtypes.itemsize_bits(dtype), shape)
 
@@ -226,9 +263,20 @@ def _float_dtype(dtype, kind, name, what):
     ``kind``: JAX's ValueError names the dtype as the user gave it (RNG-17)."""
     canonical = user_dtype(dtype, dtypes.default_float_dtype, name)
     if not dtypes.issubdtype(canonical, kind):
-        shown = np.dtype(dtype) if dtype is not None else canonical
-        raise ValueError(f"dtype argument to `{name}` must be {what}, got {shown}")
+        raise ValueError(f"dtype argument to `{name}` must be {what}, "
+                         f"got {_shown_dtype(dtype, canonical)}")
     return canonical
+
+
+def _shown_dtype(given, canonical):
+    """The dtype as the user gave it, for messages: a NumPy dtype where one
+    exists, else the object itself (``jax.dtypes.prng_key``)."""
+    if given is None:
+        return canonical
+    try:
+        return np.dtype(given)
+    except TypeError:
+        return given
 
 
 def _uniform_impl(key, shape, dtype, minval, maxval):

@@ -7,6 +7,7 @@ Public functions check the key, the dtype (a float dtype; the message names
 the sampler) and the shape, then call a jitted private body with JAX's name
 (``_gamma``, ``_beta``...) whose shape and dtype are static (RNG-30).
 """
+import operator
 from functools import partial
 
 import numpy as np
@@ -18,8 +19,9 @@ from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.lax import lax
 from refjax._src.numpy import contractions, creation, lax_numpy
 from refjax._src.numpy import linalg as np_linalg
-from refjax._src.numpy import reductions, ufuncs
+from refjax._src.numpy import reductions, ufuncs, util
 from refjax._src.random.basic import _check_prng_key, _named, _normal, _split, _uniform
+from refjax._src.random.basic import broadcast_shapes as _broadcast_shapes
 from refjax._src.random.basic import check_shape as _lead_check_shape
 from refjax._src.random.basic import jit, random_bits, user_dtype
 
@@ -66,7 +68,7 @@ def _broadcast_shape(name, shape, *args):
     """``shape``, or the parameters' broadcast shape when it is None (RNG-30)."""
     arg_shapes = [np.shape(a) for a in args]
     if shape is None:
-        return tuple(np.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
+        return _broadcast_shapes(*arg_shapes) if arg_shapes else ()
     shape = canonicalize_shape(shape)
     _check_shape(name, shape, *arg_shapes)
     return shape
@@ -302,7 +304,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 
 def _double_sided_maxwell_impl(key, loc, scale, shape, dtype):
-    params_shape = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
+    params_shape = _broadcast_shapes(np.shape(loc), np.shape(scale))
     if not shape:
         shape = params_shape
     shape = shape + params_shape
@@ -320,6 +322,8 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     """``mean + factor @ z`` with ``factor`` from ``cov`` by Cholesky, SVD
     (``u * sqrt(s)``) or eigh (``v * sqrt(w)``) (RNG-34)."""
     key, _ = _check_prng_key("multivariate_normal", key)
+    # Lists are not arrays here (JAX's TypeError), and come before `method`.
+    util.check_arraylike("multivariate_normal", mean, cov)
     mean, cov = creation.asarray(mean), creation.asarray(cov)
     common = dtypes.result_type(mean, cov, float)
     mean, cov = mean.astype(common), cov.astype(common)
@@ -346,7 +350,7 @@ def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
         raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) "
                          f"for n={n}, but got cov.shape == {np.shape(cov)}.")
     if shape is None:
-        shape = tuple(np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
+        shape = _broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
     else:
         _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
     factor = _cov_factor(cov, method)
@@ -377,8 +381,14 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     key, _ = _check_prng_key("orthogonal", key)
     dtype = user_dtype(dtype, dtypes.default_float_dtype, "orthogonal")
     _check_shape("orthogonal", shape)
-    n = core.concrete_or_error(int, n, "The error occurred in jax.random.orthogonal()")
-    m_ = core.concrete_or_error(int, m_, "The error occurred in jax.random.orthogonal()")
+    # operator.index, as JAX: 'a' or 2.5 is a TypeError, not int()'s ValueError.
+    where = "The error occurred in jax.random.orthogonal()"
+    n = core.concrete_or_error(operator.index, n, where)
+    m_ = core.concrete_or_error(operator.index, m_, where)
+    if not dtypes.issubdtype(dtype, np.inexact):
+        # JAX's check is the one of the normal sampler it draws from.
+        raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, "
+                         f"got {dtype}")
     return _orthogonal(key, n, m_, shape, dtype)
 
 
@@ -768,6 +778,10 @@ def generalized_normal(key, p, shape=(), dtype=None):
     shape = canonicalize_shape(shape)
     key, _ = _check_prng_key("generalized_normal", key)
     dtype = user_dtype(dtype, dtypes.default_float_dtype, "generalized_normal")
+    util.check_arraylike("generalized_normal", p)   # JAX computes 1 / p first
+    if not dtypes.issubdtype(dtype, np.floating):
+        # JAX checks through the gamma sampler it calls, and names it.
+        raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
     _check_shape("generalized_normal", shape)
     return _generalized_normal(key, p, shape, dtype)
 
@@ -791,7 +805,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
     key, _ = _check_prng_key("ball", key)
     dtype = user_dtype(dtype, dtypes.default_float_dtype, "ball")
     _check_shape("ball", shape)
-    d = core.concrete_or_error(int, d, "The error occurred in jax.random.ball()")
+    d = core.concrete_or_error(operator.index, d, "The error occurred in jax.random.ball()")
     return _ball(key, p, d, shape, dtype)
 
 

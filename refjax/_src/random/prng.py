@@ -497,6 +497,13 @@ class PRNGKeyArray(Array):
         from refjax._src import devices as _devices
         return _devices.default_device()
 
+    @property
+    def sharding(self):
+        """Where the key lives: a ``SingleDeviceSharding`` of the default
+        device, as for JAX's uncommitted key arrays (FUZZ-2)."""
+        from refjax._src import mesh as _mesh
+        return _mesh.SingleDeviceSharding(self.device)
+
     def block_until_ready(self):
         _backend.get().block_until_ready(self._base)
         return self
@@ -542,6 +549,33 @@ class PRNGKeyArray(Array):
 
     def __deepcopy__(self, memo):
         return PRNGKeyArray(self._impl, self._base)
+
+
+def _abstract_method(name):
+    def method(self, *args, **kwargs):
+        raise NotImplementedError(f"Cannot call abstract method {name}")
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _abstract_property(name):
+    def getter(self):
+        raise NotImplementedError(f"Cannot call abstract method {name}")
+    return property(getter)
+
+
+# Array methods and properties that have no meaning on keys: JAX's key
+# arrays leave them abstract, so calling one raises NotImplementedError
+# whatever the arguments (found by tests/test_fuzz_bad_input.py, FUZZ-4).
+for _name in ("all", "any", "argmax", "argmin", "argpartition", "argsort", "byteswap",
+              "choose", "clip", "compress", "conj", "conjugate", "cumprod", "cumsum",
+              "diagonal", "dot", "item", "max", "mean", "min", "nonzero", "prod", "ptp",
+              "repeat", "round", "searchsorted", "sort", "std", "sum", "to_device", "trace",
+              "var", "view"):
+    setattr(PRNGKeyArray, _name, _abstract_method(_name))
+for _name in ("flat", "imag", "mT", "real"):
+    setattr(PRNGKeyArray, _name, _abstract_property(_name))
+del _name
 
 
 # ---------------------------------------------------------------------------

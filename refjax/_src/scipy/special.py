@@ -21,7 +21,7 @@ from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.nn.logsumexp import logsumexp  # noqa: F401 - re-exported
-from refjax._src.numpy import ufuncs
+from refjax._src.numpy import ufuncs, util
 from refjax._src.numpy.util import _const, promote_args_inexact
 
 __all__ = [
@@ -243,7 +243,9 @@ def entr(x):
 # ---------------------------------------------------------------------------
 
 def _check_float32_or_64(x, message):
-    dtype = jnp.dtype_of(x)
+    # The dtype x would have, read without converting it: a Python int too
+    # large for int32 is an int (TypeError here), not an OverflowError.
+    dtype, _ = dtypes.dtype_and_weak_type(x)
     if dtype not in (np.float32, np.float64):
         raise TypeError(message.format(dtype))
 
@@ -398,11 +400,12 @@ def ndtri(p):
     Cephes' method: a rational function of ``w = p - 1/2`` in the middle;
     in the tails (``p`` or ``1 - p`` below ``exp(-2)``), ``z - log(z)/z``
     minus a rational correction in ``1/z``, ``z = sqrt(-2 log p)``.
-    float32/float64 only.
+    float32/float64 only.  A list is refused (TypeError), as in JAX.
     """
-    p = jnp.asarray(p)
+    util.check_arraylike("ndtri", p)
     _check_float32_or_64(
         p, "x.dtype={} is not supported, see docstring for supported types.")
+    p = jnp.asarray(p)
     c = lambda v: jnp.const(p, v)  # noqa: E731 - a scalar of p's dtype
     tail_edge = math.exp(-2.0)
     upper = lax.gt(p, c(1 - tail_edge))

@@ -58,8 +58,42 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None,
 
     @functools.wraps(f)
     def mapped(*args):
+        _check_spec_types(in_specs, "in_specs", none_is_leaf=True)
+        if not callable(out_specs):       # pmap passes a function
+            _check_spec_types(out_specs, "out_specs", none_is_leaf=False)
+        _check_axis_names(axis_names, mesh)
         return _shard_map_call(f, mesh, in_specs, out_specs, check_vma, args)
     return mapped
+
+
+def _check_spec_types(specs, what, none_is_leaf):
+    """Every leaf of ``in_specs``/``out_specs`` is a PartitionSpec (in
+    ``in_specs`` None too), checked when the mapped function is called,
+    before the arguments: JAX's ``TypeError`` listing each bad leaf (SHD-98)."""
+    def is_leaf(s):
+        return isinstance(s, shd.PartitionSpec) or (none_is_leaf and s is None)
+    if specs is None and none_is_leaf:
+        return
+    leaves = tree_util.tree_flatten_with_path(specs, is_leaf=is_leaf)[0]
+    bad = [f"  {what}{tree_util.keystr(path)} is {leaf} of type {type(leaf).__name__}, "
+           for path, leaf in leaves if not is_leaf(leaf)]
+    if bad:
+        raise TypeError(
+            f"shard_map {what} argument must be a pytree of "
+            "`jax.sharding.PartitionSpec` instances, but:\n\n" + "\n\n".join(bad) +
+            f"\n\nCheck the {what} values passed to shard_map.")
+
+
+def _check_axis_names(axis_names, mesh):
+    """``axis_names`` is a set (or frozenset) of the mesh's axis names
+    (SHD-98)."""
+    if not isinstance(axis_names, (set, frozenset)):
+        raise TypeError("`axis_names` argument of shard_map should be of type "
+                        f"`frozenset` or `set`. Got type: {type(axis_names)}")
+    if not set(axis_names) <= set(mesh.axis_names):
+        raise ValueError(f"jax.shard_map requires axis_names={frozenset(axis_names)} "
+                         "to be a subset of mesh.axis_names="
+                         f"{frozenset(mesh.axis_names)}")
 
 
 def experimental_shard_map(f, mesh, in_specs, out_specs, check_rep=True):
@@ -73,8 +107,11 @@ def _fun_name(f):
 
 
 def _specs_for(specs, tree, what, f):
-    """One PartitionSpec per leaf of ``tree`` from a pytree prefix."""
-    is_spec = lambda s: s is None or isinstance(s, shd.PartitionSpec)
+    """One PartitionSpec per leaf of ``tree`` from a pytree prefix.  None
+    stands for ``P()`` in ``in_specs``; in ``out_specs`` it is an empty
+    subtree, so it matches no output (JAX's ``ValueError``; SHD-98)."""
+    none_ok = what == "in_specs"
+    is_spec = lambda s: (none_ok and s is None) or isinstance(s, shd.PartitionSpec)
     if is_spec(specs):
         flat = [specs] * tree.num_leaves
     else:
@@ -91,6 +128,15 @@ def _specs_for(specs, tree, what, f):
 
 def _prefix_error(specs, full, what):
     """JAX's wording for specs that are not a prefix of the values."""
+    if (type(specs) is type(full) and isinstance(specs, tuple)
+            and len(specs) == len(full)):
+        # Same length: the first entry that does not match (an out_specs None).
+        i = next((i for i, s in enumerate(specs) if s is None), 0)
+        return (f"pytree structure error: different types at key path\n    shard_map "
+                f"{what}[{i}]\nAt that key path, the prefix pytree shard_map {what} "
+                f"has a subtree of type {type(specs[i])}, but at the same key path the "
+                f"full pytree has a subtree of different type {type(full[i])}. Use "
+                "P() for a replicated value.")
     if type(specs) is type(full) and isinstance(specs, tuple):
         return (f"pytree structure error: different lengths of tuple at key path"
                 f"\n    shard_map {what}\nAt that key path, the prefix pytree "
@@ -136,8 +182,9 @@ def _check_arg(f, mesh, spec, x, i):
                 "corresponding elements of the argument's in_specs entry.")
 
 
-def _check_spec_names(specs, mesh, what):
-    """Specs are PartitionSpecs naming only mesh axes, each once (SHD-65)."""
+def _check_spec_names(specs, mesh, what, duplicates=True):
+    """Specs are PartitionSpecs naming only mesh axes, each once (SHD-65);
+    ``duplicates=False`` leaves the last check to the caller."""
     for s in specs:
         if not isinstance(s, shd.PartitionSpec):
             raise TypeError(
@@ -151,7 +198,8 @@ def _check_spec_names(specs, mesh, what):
                         f"shard_map {what} argument must refer to an axis marked "
                         f"as manual ({frozenset(mesh.axis_names)}), but:\n\n"
                         f"{what} refers to {a!r}")
-        shd._check_spec_axes(s, mesh)
+        if duplicates:
+            shd._check_spec_axes(s, mesh)
 
 
 def _to_stacked(x, spec, mesh):
@@ -194,10 +242,14 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, args):
     if in_specs is None:
         in_specs = _infer_in_specs(mesh, flat, in_tree)
     specs = _specs_for(in_specs, in_tree, "in_specs", f)
-    _check_spec_names(specs, mesh, "in_specs")
+    _check_spec_names(specs, mesh, "in_specs", duplicates=False)
     for i, (x, s) in enumerate(zip(flat, specs)):
         _check_arg(f, mesh, s, x, i)
         _check_explicit(mesh, s, x)
+    # A spec too long for its argument is reported before a repeated axis,
+    # as in JAX (SHD-98).
+    for s in specs:
+        shd._check_spec_axes(s, mesh)
     closed, out_tree = _trace_on_blocks(f, mesh, in_tree, flat, specs)
     if callable(out_specs):       # pmap's, per output leaf
         out_specs_flat = out_specs(out_tree)
@@ -380,8 +432,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0,
         _check_statics(fun, statics, args)
         dyn = [a for i, a in enumerate(args) if i not in statics]
         leaves = tree_util.tree_leaves((dyn, kwargs))
-        if leaves and all(type(x) in (int, float, complex, bool) for x in leaves):
-            # A Python scalar has no axis to map.
+        if leaves and all(type(x) in (int, float, complex, bool) or
+                          not core.is_array_like(x) for x in leaves):
+            # A Python scalar, or what is not an array at all (a string, a
+            # slice), has no axis to map (SHD-99).
             raise ValueError("pmap requires at least one argument with a mapped axis.")
         return jitted(*args, **kwargs)
     return pmapped
@@ -433,6 +487,12 @@ def _pmap_call(fun, name, args, in_axes, out_axes, devices, axis_size):
     if axis_size is not None and axis_size != n:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
                          f"axis_size {n}.")
+    if n == 0:
+        # No device would hold anything: JAX refuses the empty mesh (SHD-99).
+        raise ValueError(
+            "One of in_shardings leaf specifications got an empty NamedSharding: "
+            f"NamedSharding(mesh=Mesh(), spec=P({name!r},)) which is not allowed. "
+            "pmap needs a mapped axis of size 1 or more.")
     devs = list(_devices.devices() if devices is None else devices)
     mesh = shd.Mesh(np.array(devs[:min(n, len(devs))], dtype=object), (name,))
     row = shd.NamedSharding(mesh, shd.PartitionSpec(name))

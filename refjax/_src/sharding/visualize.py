@@ -7,9 +7,25 @@ the order the sharding lists them (``CPU 0,1`` for a block held twice).
 """
 import importlib.util
 
+from refjax._src import core
+from refjax._src.array import Array
+from refjax._src.mesh import Sharding
+
 
 def visualize_array_sharding(arr, **kwargs):
-    """Print the device grid of ``arr``'s sharding (1-D or 2-D arrays)."""
+    """Print the device grid of ``arr``'s sharding (1-D or 2-D arrays).
+
+    Anything but a concrete ``jax.Array`` raises ``TypeError`` (SHD-97); a
+    tracer raises ``NotImplementedError``: JAX prints the sharding its
+    compiler picks, which refjax does not know while tracing."""
+    if isinstance(arr, core.Tracer):
+        raise NotImplementedError(
+            "refjax cannot show the sharding of a traced value (inside jit, vmap, "
+            "grad...); call jax.debug.visualize_array_sharding on the result of "
+            "the transformed function instead.")
+    if not isinstance(arr, Array):
+        raise TypeError("visualize_array_sharding expects a jax.Array; got "
+                        f"{type(arr).__name__}. Convert it with jnp.asarray first.")
     return visualize_sharding(arr.shape, arr.sharding, **kwargs)
 
 
@@ -17,6 +33,10 @@ def visualize_sharding(shape, sharding, *, use_color=False, scale=1.0,
                        min_width=9, max_width=80, color_map=None):
     if not importlib.util.find_spec("rich"):
         raise ValueError("`visualize_sharding` requires `rich` to be installed.")
+    if not isinstance(sharding, Sharding):
+        raise TypeError("visualize_sharding expects a jax.sharding.Sharding; got "
+                        f"{sharding!r} of type {type(sharding).__name__}")
+    shape = core.canonicalize_shape(shape)
     if len(shape) not in (1, 2):
         raise ValueError("`visualize_sharding` only works for shapes with 1 and 2 "
                          "dimensions.")

@@ -7,10 +7,11 @@ the scanned arrays ``xs`` (one slice per iteration); its results are the
 final carry and the per-iteration outputs stacked along a new leading axis.
 """
 import builtins
+import operator
 
 import numpy as np
 
-from refjax._src import backend, config, core, dtypes, tree_util
+from refjax._src import backend, config, core, dtypes, errors, tree_util
 from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
@@ -57,6 +58,8 @@ def _scan_abstract_eval(*avals, jaxpr, length, num_carry, **_):
 def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, **_):
     """Run the compiled body once per index (descending when ``reverse``),
     threading the carry and stacking the ``y`` slices in index order."""
+    if not jaxpr.out_avals and not jaxpr.jaxpr.eqns:
+        return []  # an empty body: JAX's compiler drops such loops too
     run = executable_for(jaxpr)
     consts, carry, xs = _split(args, [num_consts, num_carry])
     order = range(length - 1, -1, -1) if reverse else range(length)
@@ -450,20 +453,16 @@ scan_p.key_reuse = _scan_key_reuse
 
 def _infer_length(xs_flat, length):
     """The trip count: ``length`` or the common leading size of ``xs``
-    (SPEC CF-53)."""
+    (SPEC CF-53); every ``xs`` leaf must be a JAX type."""
+    for x in xs_flat:
+        core.check_valid_jaxtype(x)
     try:
         lengths = [x.shape[0] for x in xs_flat]
     except AttributeError as err:
         raise ValueError("scan got value with no leading axis to scan over: {}.".format(
             ", ".join(str(x) for x in xs_flat if not hasattr(x, "shape")))) from err
     if length is not None:
-        try:
-            length = int(length)
-        except core.ConcretizationTypeError:
-            raise core.ConcretizationTypeError(
-                length, "The `length` argument to `scan` expects a concrete `int` "
-                "value. For scan-like iteration with a dynamic length, use "
-                "`while_loop` or `fori_loop`.") from None
+        length = _static_length(length)
         if not all(length == n for n in lengths):
             raise ValueError("scan got `length` argument of {} which disagrees with "
                              "leading axis sizes {}.".format(length, lengths))
@@ -474,6 +473,33 @@ def _infer_length(xs_flat, length):
         raise ValueError("scan got values with different leading axis sizes: {}.".format(
             ", ".join(str(n) for n in lengths)))
     return lengths[0]
+
+
+def _static_length(length):
+    """``length`` as a Python int: a tracer is a ConcretizationTypeError, a
+    value ``int()`` rejects keeps the class ``int()`` raised (ValueError for
+    ``'a'``, TypeError for a list), as in JAX (SPEC CF-53, CF-91)."""
+    try:
+        return int(length)
+    except errors.ConcretizationTypeError:
+        raise errors.ConcretizationTypeError(
+            length, "The `length` argument to `scan` expects a concrete `int` "
+            "value. For scan-like iteration with a dynamic length, use "
+            "`while_loop` or `fori_loop`.") from None
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"The `length` argument to `scan` must be an integer, "
+                        f"got {length!r} ({err}).") from None
+
+
+def _check_trip_count(length):
+    """A scan that carries or stacks values counts its iterations in the
+    default integer type; a longer loop is an OverflowError, as in JAX,
+    rather than a loop that never ends (SPEC CF-91)."""
+    bits = 64 if config.enable_x64.value else 32
+    if length >= 2 ** (bits - 1):
+        raise OverflowError(
+            f"scan length {length} does not fit the int{bits} iteration counter "
+            f"(at most {2 ** (bits - 1) - 1}); split the loop into shorter ones.")
 
 
 def _trace_body(f, init, xs, carry_avals, x_avals):
@@ -572,6 +598,8 @@ def _bind_forwarding(closed, consts, init, xs, **params):
     keep_out = [not m for m in moved] + [f is None for f in y_src]
     first = [n_c + i for i in range(n_k) if moved[i]]
     in_order = first + [i for i in range(len(j.invars)) if i not in first]
+    if any(keep_out):
+        _check_trip_count(params["length"])
     closed = _permute(closed, in_order, [i for i, k in enumerate(keep_out) if k])
     outs = iter(_bind_scan([*_pick(init, moved, True), *consts], _pick(init, moved, False),
                            xs, jaxpr=closed, **params))
@@ -676,6 +704,9 @@ def _batch_and_remainder(xs, batch_size):
     leaves, tree = tree_util.tree_flatten(xs)
     if not leaves:
         return xs, None
+    if not builtins.all(np.shape(leaf) for leaf in leaves):
+        raise ValueError("scan got value with no leading axis to scan over: {}.".format(
+            ", ".join(str(leaf) for leaf in leaves if not np.shape(leaf))))
     n = leaves[0].shape[0]
     num, rem = (0, n) if batch_size == 0 else divmod(n, batch_size)
     used = num * batch_size
@@ -686,6 +717,16 @@ def _batch_and_remainder(xs, batch_size):
     return tree.unflatten(batched), (tree.unflatten(leftover) if rem else None)
 
 
+def _batch_size(batch_size):
+    """An int ``batch_size``: an array of several elements is a ValueError
+    (its truth value is ambiguous, as in JAX), a non-integer a TypeError
+    (SPEC CF-91)."""
+    if np.size(batch_size) != 1:
+        raise ValueError(f"lax.map batch_size must be an integer, got an array of "
+                         f"shape {np.shape(batch_size)}.")
+    return operator.index(batch_size)
+
+
 def map(f, xs, *, batch_size=None):
     """``f`` applied to each leading-axis slice of ``xs``, results stacked:
     a ``scan`` with no carry.  With ``batch_size``, a scan over chunks each
@@ -694,7 +735,7 @@ def map(f, xs, *, batch_size=None):
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
     from refjax._src.vmap_api import vmap
-    scan_xs, rest_xs = _batch_and_remainder(xs, batch_size)
+    scan_xs, rest_xs = _batch_and_remainder(xs, _batch_size(batch_size))
     scan_ys = None
     if scan_xs is not None:
         _, scan_ys = scan(lambda _, x: ((), vmap(f)(x)), (), scan_xs)
