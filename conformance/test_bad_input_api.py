@@ -1,6 +1,7 @@
 """Bad input to the API-level functions: devices and shardings, debugging
 callbacks, argnums, custom derivatives and vmap axis names (SPEC SHD-93 ..
-SHD-99, DBG-9 .. DBG-12, AD-89 .. AD-92, VMAP-105, VMAP-106).
+SHD-103, DBG-5, DBG-9 .. DBG-13, AD-50, AD-54, AD-63, AD-64, AD-89 .. AD-93,
+TREE-14, JIT-4, JIT-8, JIT-13, VMAP-105, VMAP-106).
 
 Each test feeds what a careless or hostile user might pass and checks JAX's
 error class, or JAX's result where JAX returns one.
@@ -542,3 +543,350 @@ def test_unhashable_axis_size(jax, jnp):
 def test_mapped_int_too_wide(jax):
     with pytest.raises(OverflowError):
         jax.vmap(lambda x: x)(2**70)
+
+
+# ---------------------------------------------------------------------------
+# Issue 21, part 3: shardings, AD entry points, callbacks, pytrees, jit
+# (SHD-98, SHD-101 .. SHD-103, AD-50, AD-54, AD-63, AD-64, AD-93, DBG-5,
+# DBG-13, TREE-14, JIT-4, JIT-8, JIT-13)
+# ---------------------------------------------------------------------------
+
+def _mesh_of(jax, n):
+    return jax.sharding.Mesh(np.array(jax.devices()[:n]), ("x",))
+
+
+@pytest.mark.spec("SHD-102")
+def test_shard_shape_of_an_unsplit_sharding_is_the_shape_as_given(jax):
+    P = jax.sharding.PartitionSpec
+    NS = jax.sharding.NamedSharding
+    assert NS(_mesh_of(jax, 1), P(None, "x")).shard_shape(()) == ()
+    assert NS(_mesh_of(jax, 1), P(None, "x")).shard_shape((2,)) == (2,)
+    assert NS(_mesh_of(jax, 2), P()).shard_shape("abc") == "abc"
+    assert jax.sharding.SingleDeviceSharding(jax.devices()[0]).shard_shape("abc") == "abc"
+    assert NS(_mesh_of(jax, 2), P(None, "x")).shard_shape((2, 4)) == (2, 2)
+
+
+@pytest.mark.spec("SHD-102")
+@pytest.mark.parametrize("shape", [[2, 3], 5, None])
+def test_shard_shape_takes_a_tuple(jax, shape):
+    P = jax.sharding.PartitionSpec
+    for s in (jax.sharding.NamedSharding(_mesh_of(jax, 1), P(None, "x")),
+              jax.sharding.NamedSharding(_mesh_of(jax, 2), P("x")),
+              jax.sharding.SingleDeviceSharding(jax.devices()[0])):
+        with pytest.raises(TypeError):
+            s.shard_shape(shape)
+
+
+@pytest.mark.spec("SHD-102")
+def test_shard_shape_of_a_split_sharding_needs_numbers(jax):
+    s = jax.sharding.NamedSharding(_mesh_of(jax, 2), jax.sharding.PartitionSpec("x"))
+    with pytest.raises(TypeError):
+        s.shard_shape(("ab",))
+
+
+@pytest.mark.spec("SHD-101")
+@pytest.mark.parametrize("entry", [{}, [], (), set(), "", 0, None])
+def test_false_partition_spec_entries_mean_not_split(jax, entry):
+    P = jax.sharding.PartitionSpec
+    spec = P(entry)
+    assert spec == P(None) and spec[0] is None and len(spec) == 1
+    jax.sharding.NamedSharding(_mesh_of(jax, 1), spec)
+
+
+@pytest.mark.spec("SHD-101")
+def test_partition_spec_odd_entries(jax, jnp):
+    P = jax.sharding.PartitionSpec
+    assert P(b"ab")[0] == b"ab"
+    assert len(P(float("nan"))) == 1
+    with pytest.raises(ValueError):
+        P(np.ones(3))
+    with pytest.raises(ValueError):
+        P(jnp.ones(3))
+    for bad in ({"a": 1}, slice(1), ("a", {})):
+        with pytest.raises(TypeError):
+            P(bad)
+    spec = P("x", None, ("a", "b"))
+    assert spec.index(["a", "b"]) == 2
+    assert spec.count(()) == 1 and spec.count("x") == 1
+
+
+@pytest.mark.spec("SHD-103")
+def test_local_devices_process_index(jax, jnp):
+    assert jax.local_devices(0.0) == jax.devices()
+    assert jax.local_devices(np.int64(0)) == jax.devices()
+    assert jax.local_devices(0.5) == []
+    for bad in (1.5, 1, -1, True, float("nan"), 2**70):
+        with pytest.raises(ValueError, match="Unknown process_index"):
+            jax.local_devices(bad)
+    for bad in (jnp.array(7), jnp.array(0), np.array(0), [0], "a", 1j):
+        with pytest.raises(TypeError):
+            jax.local_devices(bad)
+
+
+@pytest.mark.spec("SHD-98")
+def test_shard_map_out_specs_may_not_be_a_function(jax, jnp):
+    P = jax.sharding.PartitionSpec
+    f = jax.shard_map(lambda *a: a, mesh=_mesh_of(jax, 1), in_specs=P("x"),
+                      out_specs=lambda x: x)
+    with pytest.raises(TypeError, match="out_specs argument must be a pytree"):
+        f(jnp.ones(2))
+
+
+@pytest.mark.spec("AD-64")
+def test_stop_gradient_of_numpy_values_is_canonical(jax):
+    assert jax.lax.stop_gradient(np.ones(3)).dtype == np.float32
+    assert jax.lax.stop_gradient(np.float64(1.0)).dtype == np.float32
+    assert jax.lax.stop_gradient(np.int64(3)).dtype == np.int32
+    out = jax.lax.stop_gradient({"a": np.ones(2), "b": 1.5})
+    assert out["a"].dtype == np.float32 and isinstance(out["b"], float)
+
+
+@pytest.mark.spec("AD-54")
+def test_vjp_of_numpy_primals_is_canonical(jax):
+    out, f_vjp = jax.vjp(lambda x: x, np.ones(3))
+    assert out.dtype == np.float32 and out.shape == (3,)
+    ct, = f_vjp(np.ones(3, np.float32))
+    assert ct.dtype == np.float32
+    value, grad = jax.value_and_grad(lambda x: x)(np.float64(3))
+    assert value.dtype == np.float32 and grad.dtype == np.float32
+
+
+@pytest.mark.spec("AD-93")
+def test_checkpoint_passes_uncomputed_outputs_through(jax, jnp):
+    out = jax.checkpoint(lambda *a: a)([[1, 2], [3]])
+    leaves = jax.tree_util.tree_leaves(out)
+    assert len(leaves) == 3
+    assert all(isinstance(v, int) and not isinstance(v, jax.Array) for v in leaves)
+    a, b = jax.checkpoint(lambda x: (x, x))(float("inf"))
+    assert isinstance(a, float) and isinstance(b, float) and a == float("inf")
+    assert not isinstance(a, jax.Array)
+    c = jax.checkpoint(lambda x: 2.0)(1.0)
+    assert isinstance(c, float) and not isinstance(c, jax.Array)
+    n = jax.checkpoint(lambda x: x)(np.ones(3))
+    assert isinstance(n, np.ndarray) and n.dtype == np.float32
+    same, computed = jax.checkpoint(lambda x: (x, x + 1))(3)
+    assert isinstance(same, int) and not isinstance(same, jax.Array)
+    assert isinstance(computed, jax.Array) and computed.dtype == np.int32
+    assert isinstance(jax.checkpoint(lambda x: x * 2)(1.0), jax.Array)
+    assert isinstance(jax.checkpoint(lambda x: x)(jnp.ones(2)), jax.Array)
+    assert jax.grad(jax.checkpoint(lambda x: (x, x * 3)[1]))(2.0) == 3.0
+
+
+@pytest.mark.spec("AD-63")
+def test_linear_transpose_refuses_bool_and_key_types(jax, jnp):
+    for x in (jnp.array([True, False]), jax.random.key(0)):
+        with pytest.raises(TypeError, match="linear_transpose only supports"):
+            jax.linear_transpose(lambda *a: a, x)
+    jax.linear_transpose(lambda x: x, jnp.arange(2))
+
+
+@pytest.mark.spec("AD-50")
+def test_jvp_checks_the_function_before_its_arguments(jax, jnp):
+    with pytest.raises(TypeError, match="Expected a callable value"):
+        jax.jvp((), (jnp.zeros((0, 3)),), (jnp.ones((2, 3)),))
+    with pytest.raises(TypeError, match="Expected a callable value"):
+        jax.jvp(1, 2, 3)
+
+
+@pytest.mark.spec("AD-50")
+@pytest.mark.parametrize("big", [2**62, 2**70])
+def test_jvp_huge_int_tangent_is_a_dtype_mismatch(jax, jnp, big):
+    for primal in (jnp.ones(3, jnp.complex64), jnp.ones(3), 1.0):
+        with pytest.raises(TypeError, match="do not match"):
+            jax.jvp(lambda x: x, (primal,), (big,))
+
+
+@pytest.mark.spec("DBG-5")
+def test_debug_callback_receives_a_key_as_a_key(jax):
+    seen = []
+    jax.debug.callback(lambda x: seen.append((x.shape, str(x.dtype))), jax.random.key(0))
+    assert seen == [((), "key<fry>")]
+    with pytest.raises(IndexError):
+        jax.debug.callback(lambda x: x[0], jax.random.key(0))
+
+
+@pytest.mark.spec("DBG-13")
+@pytest.mark.parametrize("jit", [False, True])
+def test_pure_callback_with_only_empty_results_is_not_run(jax, jnp, jit):
+    calls = []
+
+    def cb(y):
+        calls.append(1)
+        return y
+
+    def f(x):
+        return jax.pure_callback(cb, (jnp.zeros((0, 3)),
+                                      jax.ShapeDtypeStruct((2, 0), jnp.int32)), x)
+    a, b = (jax.jit(f) if jit else f)(jnp.arange(4.0))
+    assert (a.shape, a.dtype, b.shape, b.dtype) == ((0, 3), np.float32, (2, 0), np.int32)
+    assert calls == []
+    g = jax.jit(lambda x: jax.pure_callback(lambda y: "abc", jnp.zeros((0, 3)), x))
+    assert g(jnp.arange(4.0)).shape == (0, 3)
+
+
+@pytest.mark.spec("DBG-13")
+def test_pure_callback_with_a_nonempty_result_is_checked(jax, jnp):
+    specs = (jax.ShapeDtypeStruct((0,), jnp.float32), jax.ShapeDtypeStruct((4,), jnp.float32))
+    with pytest.raises(jax.errors.JaxRuntimeError):
+        jax.pure_callback(lambda y: (y, y), specs, jnp.arange(4.0))
+
+
+@pytest.mark.spec("TREE-14")
+@pytest.mark.parametrize("is_leaf", [None, lambda p, x: False])
+def test_is_leaf_takes_path_truth_is_asked(jax, jnp, is_leaf):
+    for flag in (jnp.eye(3), np.ones(2)):
+        with pytest.raises(ValueError):
+            jax.tree_util.tree_flatten_with_path(None, is_leaf, is_leaf_takes_path=flag)
+    leaves, _ = jax.tree_util.tree_flatten_with_path([1, (2,)], is_leaf_takes_path=np.ones(()))
+    assert [v for _, v in leaves] == [1, 2]
+
+
+@pytest.mark.spec("JIT-8")
+def test_shape_dtype_struct_len(jax, jnp):
+    assert len(jax.ShapeDtypeStruct((2,), jnp.float32)) == 2
+    assert len(jax.ShapeDtypeStruct((0, 5), jnp.float32)) == 0
+    with pytest.raises(TypeError):
+        len(jax.ShapeDtypeStruct((), jnp.float32))
+
+
+@pytest.mark.spec("JIT-13")
+def test_shape_dtype_struct_checks_shape_then_dtype_then_sharding(jax, jnp):
+    dev = jax.devices()[0]
+    with pytest.raises(TypeError):
+        jax.ShapeDtypeStruct(-1, jnp.float32, sharding=dev)
+    with pytest.raises(TypeError):
+        jax.ShapeDtypeStruct((0,), 2**70, sharding=dev)
+    with pytest.raises(ValueError, match="sharding should be"):
+        jax.ShapeDtypeStruct((0,), jnp.float32, sharding=dev)
+
+
+@pytest.mark.spec("JIT-4")
+def test_jit_checks_argument_types_then_statics_then_ranges(jax):
+    f = jax.jit(lambda x, y: x, static_argnums=1)
+    with pytest.raises(TypeError, match="as an abstract array"):
+        f("abc", [1])
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        f(2**70, [1])
+    with pytest.raises(OverflowError):
+        f(2**70, 1)
+    g = jax.jit(lambda x, y: x, static_argnames="y")
+    with pytest.raises(TypeError, match="as an abstract array"):
+        g("abc", y=[1])
+    assert f(2.0, 3) == 2.0
+
+
+@pytest.mark.spec("DBG-6")
+@pytest.mark.parametrize("result", [
+    lambda y: np.ones(2, np.int32), lambda y: np.ones(2, bool),
+    lambda y: np.ones(2, np.float16), lambda y: [1.0, 2.0]])
+def test_pure_callback_results_must_have_the_declared_dtype(jax, jnp, result):
+    spec = jax.ShapeDtypeStruct((2,), jnp.float32)
+    with pytest.raises(jax.errors.JaxRuntimeError):
+        jax.pure_callback(result, spec, 1.0)
+
+
+@pytest.mark.spec("DBG-6")
+def test_pure_callback_results_are_canonicalized(jax, jnp):
+    f32 = jax.ShapeDtypeStruct((2,), jnp.float32)
+    assert jax.pure_callback(lambda y: np.ones(2), f32, 1.0).dtype == np.float32
+    i32 = jax.ShapeDtypeStruct((2,), jnp.int32)
+    assert jax.pure_callback(lambda y: np.ones(2, np.int64), i32, 1.0).dtype == np.int32
+    assert jax.pure_callback(lambda y: 1.0, jax.ShapeDtypeStruct((), jnp.float32), 1.0) == 1.0
+
+
+@pytest.mark.spec("DBG-6")
+@pytest.mark.parametrize("spec", [np.array(["a", "b"]), np.array([object()])])
+def test_pure_callback_result_dtype_must_be_a_jax_type(jax, spec):
+    with pytest.raises(TypeError):
+        jax.pure_callback(lambda y: y, spec, 1.0)
+    with pytest.raises(TypeError):
+        jax.jit(lambda x: jax.pure_callback(lambda y: y, spec, x))(1.0)
+
+
+@pytest.mark.spec("SHD-100")
+@pytest.mark.parametrize("count", [0, 2])
+def test_mesh_axis_types_one_per_axis(jax, count):
+    types = (jax.sharding.AxisType.Auto,) * count
+    with pytest.raises(ValueError, match="Number of axis names should match"):
+        jax.make_mesh((1,), ("x",), axis_types=types)
+    with pytest.raises(ValueError, match="Number of axis names should match"):
+        jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",), axis_types=types)
+
+
+@pytest.mark.spec("SHD-100")
+def test_mesh_axis_types_list_is_one_entry(jax):
+    # Only a tuple lists the types; a list is taken as one (bad) entry.
+    with pytest.raises(TypeError):
+        jax.make_mesh((1,), ("x",), axis_types=[jax.sharding.AxisType.Auto])
+
+
+@pytest.mark.spec("SHD-100")
+def test_mesh_of_ragged_devices(jax):
+    d = jax.devices()[0]
+    for devices, names in (([[1, 2], [3]], ("x",)), ([[d], [d, d]], ("x", "y"))):
+        with pytest.raises(ValueError):
+            jax.sharding.Mesh(devices, names)
+    assert jax.sharding.Mesh([[d]], ("x", "y")).shape == {"x": 1, "y": 1}
+
+
+@pytest.mark.spec("SHD-102")
+def test_shard_shape_of_a_sharding_with_an_unhashable_device(jax):
+    with pytest.raises(TypeError):
+        jax.sharding.SingleDeviceSharding(jax.devices()).shard_shape((2, 3))
+    assert jax.sharding.SingleDeviceSharding("abc").shard_shape((2, 3)) == (2, 3)
+
+
+@pytest.mark.spec("SHD-98")
+def test_shard_map_out_spec_too_long_before_repeated_axis(jax):
+    P = jax.sharding.PartitionSpec
+    f = jax.shard_map(lambda *a: a, mesh=_mesh_of(jax, 1), in_specs=P(),
+                      out_specs=P("x", "x"))
+    with pytest.raises(ValueError, match="too long"):
+        f(2)
+
+
+@pytest.mark.spec("SHD-99")
+@pytest.mark.parametrize("name", [[1], {"a": 1}, "key"])
+def test_pmap_axis_name_must_be_hashable(jax, jnp, name):
+    if name == "key":
+        name = jax.random.PRNGKey(0)
+    with pytest.raises(TypeError):
+        jax.pmap(lambda c: c, axis_name=name)(jnp.zeros((0, 3)))
+    # No mapped axis at all is reported first.
+    with pytest.raises(ValueError, match="at least one argument with a mapped axis"):
+        jax.pmap(lambda c: c, axis_name=name)(2)
+
+
+@pytest.mark.spec("JIT-13")
+def test_shape_dtype_struct_dtype_from_a_jax_array(jax, jnp):
+    with pytest.warns(DeprecationWarning, match="dtype=arr.dtype"):
+        s = jax.ShapeDtypeStruct((2, 3), jnp.float32(1))
+    assert s.dtype == np.float32
+    with pytest.warns(DeprecationWarning):
+        assert jax.ShapeDtypeStruct((2,), jnp.ones(3, jnp.int8)).dtype == np.int8
+    with pytest.raises(TypeError):
+        jax.ShapeDtypeStruct((2,), np.ones(2))
+    with pytest.raises(ValueError):
+        jax.ShapeDtypeStruct((2,), jax.random.key(0))
+
+
+@pytest.mark.spec("AD-93")
+def test_checkpoint_needs_a_function(jax, jnp):
+    with pytest.raises(TypeError):
+        jax.checkpoint(policy=None)
+    for fun in (None, 3):
+        wrapped = jax.checkpoint(fun)
+        with pytest.raises(TypeError):
+            wrapped(jnp.float32(2.0))
+
+
+@pytest.mark.spec("DBG-5")
+@pytest.mark.parametrize("jit", [False, True])
+def test_debug_callback_passes_non_array_leaves_as_they_are(jax, jnp, jit):
+    seen = []
+
+    def f(y):
+        jax.debug.callback(lambda a, b, c, w: seen.append((a, b, c, float(w[1]))),
+                           "abc", jnp.float32, object, w=["q", y])
+    (jax.jit(f) if jit else f)(2.0)
+    assert seen == [("abc", jnp.float32, object, 2.0)]

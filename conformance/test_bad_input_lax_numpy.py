@@ -523,3 +523,216 @@ def test_map_batch_size_and_leaves(jnp, lax):
         lax.scan(lambda c, x: (c, x), 0., "abc", length=3)
     np.testing.assert_array_equal(lax.map(lambda x: x * 2, jnp.arange(5.), batch_size=2),
                                   np.arange(5.) * 2)
+
+
+# ---------------------------------------------------------------------------
+# LAX-13: collectives
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("LAX-13")
+@pytest.mark.parametrize("name", [{"a": 1.}, np.array(["a", "b"]), slice(None)])
+def test_collective_axis_names_must_be_hashable(jax, jnp, lax, A, name):
+    for call in (lambda: lax.psum(A, name), lambda: lax.pmean(A, [name, "a"]),
+                 lambda: lax.pmax(A, name),
+                 lambda: lax.axis_size(name),
+                 lambda: lax.all_gather(jnp.float32(2.), name, axis=-1,
+                                        axis_index_groups=jnp.zeros(0))):
+        with pytest.raises(TypeError, match="unhashable"):
+            call()
+    with pytest.raises(TypeError, match="unhashable"):
+        lax.axis_size(jax.random.PRNGKey(0))
+
+
+@pytest.mark.spec("LAX-13")
+def test_collective_operands_are_read_before_names(jax, lax):
+    for call in (lambda: lax.psum("abc", "x"), lambda: lax.psum_scatter("abc", "x")):
+        with pytest.raises(TypeError, match="not a valid JAX type"):
+            call()
+    with pytest.raises(NameError):
+        lax.psum(1., "x")
+
+
+@pytest.mark.spec("LAX-13")
+def test_collective_of_an_empty_pytree_returns_it(jnp, lax):
+    assert lax.psum({}, "x", axis_index_groups=jnp.arange(4.)) == {}
+    assert lax.psum_scatter(None, "x", axis_index_groups=jnp.ones((2, 2, 2))) is None
+
+
+@pytest.mark.spec("LAX-13")
+def test_negative_positional_axis_under_a_transformation(jax, jnp, lax, A):
+    with pytest.raises(ValueError, match=r"reduction axes \(-1,\) contains out-of-bounds"):
+        jax.vmap(lambda x: lax.psum(x, -1), axis_name="i")(A)
+    with pytest.raises(ValueError, match=r"reduction axes \(0, -1\) contains"):
+        jax.vmap(lambda x: lax.psum(x, ("i", -1)), axis_name="i")(A)
+    with pytest.raises(ValueError, match="out-of-bounds"):
+        jax.jit(lambda x: lax.pmax(x, -1))(jnp.ones(3))
+    assert lax.psum(A, -1).shape == (2,)
+    np.testing.assert_array_equal(
+        jax.vmap(lambda x: lax.psum(x, 0), axis_name="i")(A), [3., 3.])
+
+
+# ---------------------------------------------------------------------------
+# LAX-14: shapes and memory
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("LAX-14")
+def test_shapes_are_iterated_as_jax_does(jax, jnp, lax):
+    key = jax.random.key(0)
+    assert jnp.ones(jnp.arange(3)).shape == (0, 1, 2)
+    assert jnp.zeros(jnp.array(3)).shape == (3,)
+    assert jax.random.bits(key, shape=b"ab").shape == (97, 98)
+    assert jax.random.logistic(key, shape={}).shape == ()
+    assert lax.iota(jnp.int32, jnp.array(3)).shape == (3,)
+    with pytest.raises(TypeError):
+        lax.full(jnp.array(2), 1.)
+
+
+@pytest.mark.spec("LAX-14")
+def test_running_out_of_memory_is_a_runtime_error(jax, jnp, lax):
+    # 16 TiB: more than any test machine can allocate at once.
+    with pytest.raises(jax.errors.JaxRuntimeError, match="RESOURCE_EXHAUSTED: Out of memory"):
+        lax.iota(jnp.int8, 2**44).block_until_ready()
+    with pytest.raises(jax.errors.JaxRuntimeError, match="RESOURCE_EXHAUSTED: Out of memory"):
+        jax.jit(lambda x: x + lax.iota(jnp.int8, 2**44))(1).block_until_ready()
+
+
+# ---------------------------------------------------------------------------
+# LAX-15: other lax functions
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("LAX-15")
+@pytest.mark.parametrize("accuracy", [2, True, "highest"])
+def test_unknown_accuracy_is_not_implemented(jax, jnp, lax, accuracy):
+    with pytest.raises(NotImplementedError, match=f"Accuracy {accuracy} not supported"):
+        lax.expm1(np.ones(3), accuracy=accuracy)
+    with pytest.raises(NotImplementedError, match="not supported"):
+        jax.jit(lambda x: lax.rsqrt(x, accuracy=accuracy))(1.)
+    assert "accuracy" in str(jax.make_jaxpr(lambda x: lax.sin(x, accuracy=accuracy))(1.))
+    with pytest.raises(TypeError, match="unhashable"):
+        lax.sin(jnp.zeros(3), accuracy=jnp.ones(2))
+
+
+@pytest.mark.spec("LAX-15")
+def test_out_sharding_must_be_a_sharding(jax, jnp, lax):
+    P = jax.sharding.PartitionSpec
+    dn = (((0,), (0,)), ((), ()))
+    for bad in (True, jax.devices()[0], 1):
+        with pytest.raises(TypeError, match="`out_sharding` argument of dot_general"):
+            lax.dot_general(jnp.arange(4.), jnp.ones(4), dn, out_sharding=bad)
+        with pytest.raises(TypeError, match="`out_sharding` argument of dot_general"):
+            lax.dot(jnp.arange(4.), jnp.ones(4), out_sharding=bad)
+    with pytest.raises(TypeError, match="`out_sharding` argument of broadcasted_iota"):
+        lax.broadcasted_iota(jnp.int32, (2, 3), 0, out_sharding=1)
+    with pytest.raises(ValueError, match="PartitionSpec"):
+        lax.dot_general(jnp.arange(4.), jnp.ones(4), dn, out_sharding=P())
+    mesh = jax.make_mesh((1,), ("x",))
+    ok = jax.sharding.NamedSharding(mesh, P())
+    assert float(lax.dot_general(jnp.arange(4.), jnp.ones(4), dn, out_sharding=ok)) == 6.
+    with pytest.raises(TypeError, match="out_sharding"):
+        lax.iota(int, 0, out_sharding=None)
+
+
+@pytest.mark.spec("LAX-15")
+def test_required_dtypes_and_iota_dimensions(jnp, lax):
+    for call in (lambda: lax.bitcast_convert_type(jnp.ones(3), None),
+                 lambda: lax.iota(None, [2, 3]),
+                 lambda: lax.broadcasted_iota(None, (2, 3), 0)):
+        with pytest.raises(ValueError, match="dtype must be specified"):
+            call()
+    for shape, dim in ((3, True), ((0,), 1.5), ((2, 3), -1)):
+        with pytest.raises(ValueError, match="iota dimension must be between 0 and len"):
+            lax.broadcasted_iota(jnp.int32, shape, dim)
+    with pytest.raises(ValueError):
+        lax.broadcasted_iota(jnp.int32, (2, 3), "a")
+    with pytest.raises(TypeError, match="iota shape must have every element be nonnegative"):
+        lax.broadcasted_iota(jnp.int32, (2, -3), 0)
+    np.testing.assert_array_equal(lax.broadcasted_iota(jnp.int32, (2, 3), 1.0),
+                                  [[0, 1, 2], [0, 1, 2]])
+
+
+@pytest.mark.spec("LAX-15")
+def test_pad_value_and_clamp_dtypes(jax, jnp, lax):
+    with pytest.raises(ValueError, match="padding_value must be a scalar"):
+        lax.pad(True, np.ones(3), ())
+    c = jnp.ones(3, jnp.complex64)
+    assert lax.clamp(1j, c, c).dtype == jnp.complex64
+    x = jnp.array([1 + 2j, 3 - 1j, -1 + 5j, 2 + 0.5j, 2 + 3j, -1j], jnp.complex64)
+    want = [1 + 2j, 2 + 1j, 0, 2 + 0.5j, 2 + 3j, 0]
+    lo, hi = jnp.complex64(0), jnp.complex64(2 + 1j)
+    np.testing.assert_array_equal(lax.clamp(lo, x, hi), want)
+    np.testing.assert_array_equal(jax.jit(lax.clamp)(lo, x, hi), want)
+    np.testing.assert_array_equal(lax.clamp(True, jnp.array([False, True]), True),
+                                  [True, True])
+    with pytest.raises(TypeError, match="clamp does not accept dtype key"):
+        lax.clamp(0., jax.random.key(0), 1.)
+
+
+@pytest.mark.spec("LAX-15")
+def test_sort_checks_num_keys_first(jax, jnp, lax):
+    two = [jnp.ones(2), jnp.ones(2)]
+    with pytest.raises(ValueError, match=r"num_keys=nan must be between 1 and len\(operand\)=2"):
+        lax.sort(two, num_keys=float("nan"))
+    with pytest.raises(ValueError, match="num_keys=2 must equal 1 for a single operand"):
+        lax.sort(jnp.ones(2), num_keys=2)
+    assert lax.sort(jnp.ones(2), num_keys=1.0).shape == (2,)
+    with pytest.raises(ValueError, match="axis 0 is out of bounds for array of dimension 0"):
+        lax.sort_key_val(jax.random.key(0), 1.0, dimension=0)
+    with pytest.raises(TypeError):
+        lax.sort(jax.random.split(jax.random.key(0)))
+
+
+@pytest.mark.spec("LAX-15")
+def test_cumulative_axis_is_read_with_int_first(jnp, lax, A):
+    with pytest.raises(TypeError):
+        lax.cumsum("abc", axis=-1)
+    with pytest.raises(ValueError):
+        lax.cummax(A, axis="float32")
+    with pytest.raises(OverflowError):
+        lax.cumsum(A, axis=float("inf"))
+    with pytest.raises(ValueError, match=r"axis 3 is out of bounds for array of shape \(3,\)"):
+        lax.cumsum(jnp.ones(3), axis=3)
+    np.testing.assert_array_equal(lax.cumsum(A, axis=1.5), [[1., 2., 3.]] * 2)
+
+
+@pytest.mark.spec("LAX-15")
+def test_dot_conv_and_none_operands(jax, jnp, lax):
+    with pytest.raises(ValueError, match="dimension_numbers must be specified"):
+        lax.dot(jnp.arange(4.), jnp.ones(3, jnp.complex64))
+    with pytest.raises(RuntimeError, match="Unrecognized padding type"):
+        lax.conv(jnp.ones((1, 1, 3)), jnp.ones((1, 1, 1)), 1.5, "highest")
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    idx = jnp.zeros((1, 1), jnp.int32)
+    for call in (lambda: lax.full_like(None, jnp.zeros((0, 3))),
+                 lambda: lax.convert_element_type(None, jnp.float32),
+                 lambda: lax.scatter_add(None, idx, jnp.ones(1), dn),
+                 lambda: lax.scatter_max(None, idx, jnp.ones(1), dn),
+                 lambda: lax.fori_loop(0, None, lambda i, c: c + 1, 0.)):
+        with pytest.raises(ValueError, match="Invalid argument to dtype: None"):
+            call()
+    for call in (lambda: lax.add(None, 1.), lambda: lax.scatter(None, idx, jnp.ones(1), dn)):
+        with pytest.raises(TypeError):
+            call()
+
+
+# ---------------------------------------------------------------------------
+# DT-18, CF-91
+# ---------------------------------------------------------------------------
+
+@pytest.mark.spec("DT-18")
+def test_can_cast_reads_arrays_as_dtypes(jnp):
+    with pytest.warns(DeprecationWarning, match="Implicit conversion of an array"):
+        assert jnp.can_cast(jnp.array([1., 2.]), jnp.zeros(0))
+    with pytest.warns(DeprecationWarning):
+        assert not jnp.can_cast(jnp.float32, jnp.zeros(2, jnp.int32))
+    with pytest.raises(TypeError):
+        jnp.can_cast(np.zeros(2), np.zeros(2, np.int8))
+
+
+@pytest.mark.spec("CF-91")
+def test_scan_reads_xs_as_jax_values_first(lax):
+    with pytest.raises(OverflowError):
+        lax.map(lambda x: x, 2**70)
+    with pytest.raises(ValueError, match="scan got no values to scan over"):
+        lax.map(lambda x: x, [], batch_size=np.float64(1.))
+    with pytest.raises(ValueError, match="no leading axis to scan over: 2.0"):
+        lax.scan(lambda c, x: (c, x), 0., (np.ones(3), 2.0))

@@ -1,7 +1,7 @@
 """Bad input to meshes, PartitionSpecs, ShapeDtypeStruct, checkpoint, array
 formatting and collectives: JAX's error class, or JAX's result where JAX
 returns one (SPEC SHD-100, SHD-101, JIT-13, AD-93, ARR-12, VMAP-107,
-AD-64, NP-71)."""
+AD-64, NP-71, NP-72, SPC-1, RNG-7)."""
 import numpy as np
 import pytest
 
@@ -137,3 +137,58 @@ def test_lax_refuses_an_array_as_a_dtype(jax, jnp):
         jax.lax.full((2,), 1., jnp.ones(2, jnp.int32))
     # A NumPy scalar stands for its dtype, as in NumPy.
     assert jnp.zeros(3, dtype=np.int32(1)).dtype == jnp.int32
+
+
+@pytest.mark.spec("NP-72")
+def test_numpy_checks_options_before_operands(jax, jnp):
+    with pytest.raises(ValueError, match="order must be one of"):
+        jnp.reshape(np.float64(1.), (0,), order="VALID")
+    with pytest.raises(NotImplementedError):
+        jnp.add("abc", 1, where=jnp.ones(2))
+    with pytest.raises(NotImplementedError):
+        jnp.add("abc", 1, out=jnp.ones(2))
+    for out in ({}, []):            # pytrees without leaves are still an `out`
+        with pytest.raises(NotImplementedError):
+            jnp.all(jnp.ones(2), out=out)
+    with pytest.raises(TypeError):
+        jnp.all(jnp.ones(2), out="abc")
+
+
+@pytest.mark.spec("NP-72")
+def test_ufunc_checks_operand_kinds_before_where(jax, jnp):
+    with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
+        jnp.logical_and(jnp.arange(6).reshape(2, 3), {}, where=jnp.eye(3))
+    with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
+        jnp.add(jnp.eye(3), (2, 3), where=jnp.zeros((0, 3)))
+
+
+@pytest.mark.spec("NP-72")
+def test_array_ndmin_is_one_integer(jax, jnp):
+    with pytest.raises(ValueError, match="truth value"):
+        jnp.array(1.0, ndmin=np.array(["a", "b"]))
+    with pytest.raises(TypeError):
+        jnp.array(1.0, ndmin=2.5)
+    assert jnp.array(1.0, ndmin=np.int64(2)).shape == (1, 1)
+
+
+@pytest.mark.spec("SPC-1")
+def test_scipy_special_takes_huge_python_ints_as_floats(jax, jnp):
+    special = jax.scipy.special
+    assert float(special.erf(2**70)) == 1.0 and special.erf(2**70).weak_type
+    assert float(special.erfc(-2**70)) == 2.0
+    assert np.isnan(float(special.erfinv(2**70)))
+    with pytest.raises(OverflowError):
+        jnp.sin(2**70)              # jitted in JAX: the int must fit first
+
+
+@pytest.mark.spec("RNG-7")
+def test_keys_meeting_numbers_name_the_function(jax, jnp):
+    key = jax.random.key(0)
+    with pytest.raises(TypeError, match="right_shift does not accept dtypes"):
+        1.0 >> key
+    with pytest.raises(TypeError, match="does not accept dtypes"):
+        jax.nn.softplus(key)
+    with pytest.raises(ValueError, match="not a valid dtype for JAX type promotion"):
+        jnp.tensordot(jnp.zeros((0, 3)), key)
+    with pytest.raises(TypeError, match="Cannot interpret 'key<fry>' as a data type"):
+        jnp.sin(key)

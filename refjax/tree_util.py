@@ -2,21 +2,23 @@
 
 See SPEC.md, section "Pytrees", and ``refjax._src.tree_util`` for the rules.
 """
-from refjax._src.tree_util import (
+from refjax._src.key_paths import (
     DictKey as DictKey,
     FlattenedIndexKey as FlattenedIndexKey,
     GetAttrKey as GetAttrKey,
     KeyEntry as KeyEntry,
     KeyPath as KeyPath,
+    SequenceKey as SequenceKey,
+    keystr as keystr,
+)
+from refjax._src.tree_util import (
     Partial as Partial,
     PyTreeDef as PyTreeDef,
-    SequenceKey as SequenceKey,
     all_leaves as all_leaves,
     default_registry as default_registry,
     flatten_one_level as flatten_one_level,
     flatten_one_level_with_keys as flatten_one_level_with_keys,
     is_tree_node as is_tree_node,
-    keystr as keystr,
     register_dataclass as register_dataclass,
     register_pytree_node as register_pytree_node,
     register_pytree_node_class as register_pytree_node_class,

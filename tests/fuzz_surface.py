@@ -583,7 +583,12 @@ def _portable(outcome):
     return outcome
 
 
-def _worker(conn, library):
+def _worker(conn, library, num_devices):
+    if library == "jax" and num_devices:
+        # The same number of CPU devices as refjax has in the parent (the
+        # conformance suite asks for 8), so that sharding calls compare.
+        import jax
+        jax.config.update("jax_num_cpu_devices", num_devices)
     while True:
         try:
             source = conn.recv()
@@ -603,7 +608,9 @@ class Worker:
         import multiprocessing
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child, self.library), daemon=True)
+        import refjax
+        self.process = ctx.Process(target=_worker, daemon=True,
+                                   args=(child, self.library, len(refjax.devices())))
         self.process.start()
         child.close()
 

@@ -1,7 +1,7 @@
 """Bad API-level input where JAX 0.10.2 itself lets an internal error escape
 (AttributeError, IndexError) or accepts junk: refjax raises a proper error
 class with a message saying what to pass instead (SPEC SHD-93 .. SHD-97,
-DBG-10, DBG-11, AD-91).  The cases where JAX raises a proper error are in
+SHD-102, DBG-5, DBG-10, DBG-11, AD-91).  The cases where JAX raises a proper error are in
 conformance/test_bad_input_api.py."""
 import numpy as np
 import pytest
@@ -103,3 +103,41 @@ def test_nondiff_argnums_out_of_range(cls, transform):
         f.defvjp(lambda x, y: (x * y, None), lambda n, res, ct: (ct, ct))
     with pytest.raises(ValueError, match="nondiff_argnums"):
         transform(f)(2.0, 3.0)
+
+
+_SPLIT_RANK_SCRIPT = """
+import numpy as np
+import refjax as jax
+jax.config.update("jax_num_cpu_devices", 2)
+P = jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()), ("x",))
+s = jax.sharding.NamedSharding(mesh, P(None, "x"))
+assert s.shard_shape((2, 4)) == (2, 2)
+for shape in [(), (2,)]:
+    try:
+        s.shard_shape(shape)
+    except ValueError as e:
+        assert "rank at least 2" in str(e), e
+    else:
+        raise SystemExit("no error for %r" % (shape,))
+print("ok")
+"""
+
+
+@pytest.mark.spec("SHD-102")
+def test_shard_shape_rank_below_a_split_spec_is_a_value_error():
+    # JAX 0.10.2 lets an IndexError out of its sharding internals here.
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _SPLIT_RANK_SCRIPT],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.spec("DBG-5")
+def test_debug_callback_under_jit_receives_the_key():
+    # JAX 0.10.2 passes the key's raw uint32 data under jit; refjax the key.
+    seen = []
+    jax.jit(lambda k: jax.debug.callback(lambda x: seen.append(str(x.dtype)), k))(
+        jax.random.key(0))
+    assert seen == ["key<fry>"]

@@ -86,3 +86,66 @@ def test_negative_tile_and_huge_shapes_are_value_errors():
     for shape in (2**70, (0, 2**70), (2**40, 2**40)):
         with pytest.raises(ValueError, match="too large"):
             jnp.ones(shape)
+
+
+@pytest.mark.spec("LAX-14")
+def test_shapes_numpy_cannot_allocate_are_value_errors():
+    # JAX: a TypeError from its MLIR bindings, or the process aborts.
+    for call in (lambda: jnp.zeros(0).repeat(2**70),
+                 lambda: jax.random.poisson(jax.random.key(0), 2, shape=(2**70, 1)),
+                 lambda: jax.random.ball(jax.random.key(0), 2**62, shape=()),
+                 lambda: lax.broadcast_in_dim(1., (2**62, 4), ())):
+        with pytest.raises(ValueError, match="is too large"):
+            call()
+
+
+@pytest.mark.spec("LAX-14")
+def test_zero_d_arrays_as_shapes():
+    from refjax._src import core
+    assert core.canonicalize_shape(np.int64(3)) == (3,)
+    assert core.canonicalize_shape(jnp.array(3)) == (3,)
+    with pytest.raises(TypeError, match="0-d array"):
+        core.canonicalize_shape(jnp.array(3), allow_0d_array=False)
+    # jax.numpy's reading: any value NumPy sees as 0-d is one dimension.
+    assert core.canonicalize_jnp_shape(np.array(2)) == (2,)
+    with pytest.raises(TypeError):
+        core.canonicalize_jnp_shape(b"ab")
+    assert core.canonicalize_shape(b"ab") == (97, 98)
+
+
+@pytest.mark.spec("LAX-14")
+def test_out_of_memory_inside_a_handler_is_not_rewritten():
+    # A compiled program converts only a MemoryError raised while it runs,
+    # not one its caller is handling.
+    f = jax.jit(lambda x: x + 1)
+    try:
+        raise MemoryError
+    except MemoryError:
+        assert int(f(1)) == 2
+    with pytest.raises(jax.errors.JaxRuntimeError, match="Out of memory allocating"):
+        jax.jit(lambda x: x + lax.iota(jnp.int8, 2**44))(1)
+
+
+@pytest.mark.spec("LAX-15")
+def test_sorting_keys_as_values_is_a_type_error():
+    # JAX: ValueError from its MLIR verifier ("requires the same shape").
+    keys = jax.random.split(jax.random.key(0))
+    with pytest.raises(TypeError, match="sort does not accept dtype key<fry> at position 1"):
+        lax.sort_key_val(jnp.ones(2), keys)
+    with pytest.raises(TypeError, match="sort does not accept dtype key<fry>"):
+        jax.random.permutation(jax.random.key(0), keys)
+
+
+@pytest.mark.spec("DT-18")
+def test_isdtype_reads_arrays_as_dtypes():
+    from refjax._src import dtypes
+    with pytest.warns(DeprecationWarning):
+        assert dtypes.isdtype(jnp.zeros(2), "real floating")
+    with pytest.warns(DeprecationWarning):
+        assert not dtypes.isdtype(jnp.uint8, jnp.zeros((0, 0)))
+    assert dtypes.isdtype(jnp.int8, ("bool", "signed integer"))
+    assert not dtypes.isdtype(jnp.bool_, "numeric")
+    with pytest.raises(ValueError, match="Unrecognized kind='foo'"):
+        dtypes.isdtype(jnp.float32, "foo")
+    with pytest.raises(TypeError, match="Expected kind to be a dtype, string, or tuple"):
+        dtypes.isdtype(jnp.float32, 3)

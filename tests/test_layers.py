@@ -23,7 +23,7 @@ LAYERS = [
     # registry and the concrete Array; nothing here knows about tracing.
     ("refjax._src.config", 0), ("refjax._src.errors", 0),
     ("refjax._src.pretty_printer", 0), ("refjax._src.fperrors", 0),
-    ("refjax._src.tree_util", 0), ("refjax._src.backend", 0),
+    ("refjax._src.tree_util", 0), ("refjax._src.key_paths", 0), ("refjax._src.backend", 0),
     ("refjax._src.devices", 0), ("refjax._src.dtypes", 0),
     ("refjax._src.casting", 0), ("refjax._src.mesh", 0),
     ("refjax._src.array", 0), ("refjax.backends", 0),

@@ -130,6 +130,15 @@ def _in_threads(target, n_threads):
     return results
 
 
+def _run_together(*targets):
+    """Start one thread per target, then wait for all of them."""
+    threads = [threading.Thread(target=t) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+
+
 @pytest.mark.spec("THR-1")
 @pytest.mark.spec("THR-3")
 def test_threads_get_the_results_of_a_serial_run():
@@ -222,11 +231,7 @@ def test_an_axis_name_bound_in_one_thread_is_unbound_in_another():
         finally:
             other.set()
 
-    threads = [threading.Thread(target=binder), threading.Thread(target=prober)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    _run_together(binder, prober)
     assert seen == {"psum": [3.0, 3.0, 3.0], "probe": "unbound"}
 
 
@@ -247,11 +252,7 @@ def test_a_context_mesh_belongs_to_its_thread():
         seen["other"] = mesh_lib.current_mesh()
         checked.set()
 
-    threads = [threading.Thread(target=holder), threading.Thread(target=other)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    _run_together(holder, other)
     assert seen == {"holder": mesh, "other": None}
     with jax.set_mesh(mesh):
         assert _observe_from_new_thread()["mesh"] is None

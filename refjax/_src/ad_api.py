@@ -80,6 +80,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     ``primals`` and ``tangents`` are tuples or lists of the same pytree
     structure; each tangent has its primal's shape and dtype (``float0``
     for integer primals)."""
+    _check_callable(fun)    # before the arguments, as JAX (FUZZ-3)
     p_leaves, t_leaves, in_tree = _check_jvp_args(primals, tangents)
     flat, store = _flat_fun(fun, in_tree, has_aux)
     t_in = [Zero(ad.tangent_aval(core.get_aval(p))) if _is_float0(t) else t
@@ -113,7 +114,7 @@ def _check_jvp_args(primals, tangents):
     _check_args(p_leaves)
     for p, t in zip(p_leaves, t_leaves):
         pa = core.get_aval(p)
-        ta = np.dtype(float0) if _is_float0(t) else core.get_aval(t).dtype
+        ta = _tangent_dtype(t)
         expected = ad.tangent_dtype(pa.dtype)
         if ta != expected:
             raise TypeError(
@@ -128,6 +129,17 @@ def _check_jvp_args(primals, tangents):
                              f"Got primal shape {pa.shape} and tangent shape as "
                              f"{np.shape(t)}")
     return p_leaves, t_leaves, p_tree
+
+
+def _tangent_dtype(t):
+    """A tangent's dtype for the check against its primal's.  A Python
+    scalar's is its type's default (int32 for any int): a huge int tangent
+    is a dtype mismatch, not an overflow, as in JAX (AD-50)."""
+    if _is_float0(t):
+        return np.dtype(float0)
+    if type(t) in core._SCALAR_TYPES:
+        return dtypes.dtype_and_weak_type(t)[0]
+    return core.get_aval(t).dtype
 
 
 def _dtype_str(dtype):
@@ -209,6 +221,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
         raise NotImplementedError("reduce_axes argument to vjp is deprecated")
     p_leaves, in_tree = tree_util.tree_flatten(primals)
     _check_args(p_leaves)
+    p_leaves = [_canonical_numpy(x) for x in p_leaves]
     flat, store = _flat_fun(fun, in_tree, has_aux)
     outs, lin = _linearize(flat, p_leaves, has_aux, store)
     out_tree = store["out_tree"]
@@ -219,6 +232,14 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     if has_aux:
         return result + (store["aux"],)
     return result
+
+
+def _canonical_numpy(x):
+    """A NumPy primal of ``vjp`` in its canonical dtype, as JAX converts it:
+    with x64 off ``vjp(lambda x: x, np.ones(3))[0]`` is float32 (AD-54)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x, dtypes.canonicalize_dtype(x.dtype))
+    return x
 
 
 def _apply_transpose(lin, in_tree, out_tree, name, src, *args):
@@ -624,11 +645,11 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 
 
 def _check_linear_dtypes(in_avals, out_avals):
-    """Linear maps go float/complex -> float/complex or integer -> integer."""
-    def kinds(avals):
-        return {dtypes.issubdtype(a.dtype, np.inexact) for a in avals}
-    ins, outs = kinds(in_avals), kinds(out_avals)
-    if len(ins | outs) > 1:
+    """Linear maps go float/complex -> float/complex or integer -> integer;
+    bool (and key) types are neither (AD-63)."""
+    dts = [a.dtype for a in (*in_avals, *out_avals)]
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in dts) or
+            all(dtypes.issubdtype(d, np.integer) for d in dts)):
         raise TypeError(
             "linear_transpose only supports [float or complex] -> [float or complex], "
             "and integer -> integer functions, but got "

@@ -8,7 +8,9 @@ recomputed on the backward pass (SPEC AD-69).
 import functools
 import types
 
-from refjax._src import core, tree_util
+import numpy as np
+
+from refjax._src import core, dtypes, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import ClosedJaxpr, Primitive, Var
 from refjax._src.interpreters import ad, batching
@@ -52,19 +54,20 @@ checkpoint_policies = types.SimpleNamespace(
 # The API
 # ---------------------------------------------------------------------------
 
-def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """``fun`` whose intermediate values are recomputed, not stored, when
-    it is differentiated (unless ``policy`` saves them)."""
-    if fun is None:
-        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums)
+    it is differentiated (unless ``policy`` saves them).  As in JAX, ``fun``
+    is required, and one that is not callable fails when called (AD-93)."""
     static_argnums = ((static_argnums,) if isinstance(static_argnums, int)
                       else tuple(static_argnums))
 
     @functools.wraps(fun)
     def fun_remat(*args, **kwargs):
-        # Traced even eagerly, as in JAX: the outputs are Arrays whatever
-        # ``fun`` returns for NumPy or Python inputs.
+        # Traced even eagerly, as in JAX: computed outputs are Arrays whatever
+        # ``fun`` returns for NumPy or Python inputs (AD-93 for the rest).
+        if not callable(fun):
+            raise TypeError(f"jax.checkpoint expects a function to wrap; got "
+                            f"{fun!r} of type {type(fun).__name__}")
         n = len(args)
         _check_static_argnums(static_argnums, n)
         static = {i % n: args[i] for i in static_argnums}
@@ -77,12 +80,34 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         closed, consts, leaves, _, out_tree = pe.trace_pytree_fun(with_static, (dyn, kwargs))
         outs = remat_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
                             differentiated=False, policy=policy)
+        if core.current_trace() is core.eval_trace:
+            outs = _passed_through(closed, [*consts, *leaves], outs)
         return tree_util.tree_unflatten(out_tree, outs)
 
     return fun_remat
 
 
 remat = checkpoint
+
+
+def _passed_through(closed, args, outs):
+    """Eager outputs that ``fun`` did not compute -- an argument returned
+    as is, or a constant -- come back as the Python scalar or NumPy value
+    they were (NumPy ones in their canonical dtype), as JAX returns them;
+    everything else is the computed Array (AD-93)."""
+    jaxpr = closed.jaxpr
+    given = {id(v): x for v, x in zip(jaxpr.invars, args)}
+    given.update((id(v), c) for v, c in zip(jaxpr.constvars, closed.consts))
+    new = []
+    for v, out in zip(jaxpr.outvars, outs):
+        val = v.val if isinstance(v, core.Literal) else given.get(id(v))
+        if isinstance(val, (np.ndarray, np.generic)):
+            new.append(np.asarray(val, dtypes.canonicalize_dtype(val.dtype)))
+        elif type(val) in (bool, int, float, complex):
+            new.append(val)
+        else:
+            new.append(out)
+    return new
 
 
 def _check_static_argnums(static_argnums, n):

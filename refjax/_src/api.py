@@ -48,18 +48,26 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        # JAX's order: the shape, then the dtype, then the sharding (FUZZ-3).
         shape = tuple(shape)
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified, "
                              "e.g. jnp.float32.")
+        if isinstance(dtype, ArrayImpl) and not dtypes.is_extended(dtype.dtype):
+            # JAX's np.dtype(x) reads a jax.Array's dtype, with a warning.
+            warnings.warn("Implicit conversion of an array to a dtype is "
+                          "deprecated; rather than dtype=arr use dtype=arr.dtype.",
+                          DeprecationWarning, stacklevel=2)
+            dtype = dtype.dtype
+        dtype = dtype if dtypes.is_extended(dtype) else dtypes.to_dtype(dtype)
         if sharding is not None and not isinstance(
                 sharding, (mesh.Sharding, mesh.PartitionSpec)):
             raise ValueError(
                 "sharding should be an instance of `jax.sharding.Sharding` or "
                 f"`jax.sharding.PartitionSpec`. Got {sharding} of type "
                 f"{type(sharding)}.")
-        self.shape = tuple(shape)
-        self.dtype = dtype if dtypes.is_extended(dtype) else dtypes.to_dtype(dtype)
+        self.shape = shape
+        self.dtype = dtype
         self.weak_type = bool(weak_type)
         self.sharding = sharding
 
@@ -70,6 +78,13 @@ class ShapeDtypeStruct:
     @property
     def size(self):
         return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        """The leading dimension, as for an array; a 0-d struct has no
+        length (JIT-8)."""
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -362,6 +377,11 @@ class _Static:
             return bool(self.value == other.value)
         except Exception:
             return False
+
+
+def _hashed_statics(statics):
+    """``(name or position, value)`` pairs with each value a ``_Static``."""
+    return tuple((k, _Static(v)) for k, v in statics)
 
 
 class _ArgNamer:
@@ -693,23 +713,30 @@ class JitWrapped:
         statics, dyn_positions, dyn_args = [], [], []
         for i, a in enumerate(args):
             if i in static_pos:
-                statics.append((i, _Static(a)))
+                statics.append((i, a))
             else:
                 dyn_positions.append(i)
                 dyn_args.append(a)
         dyn_kwargs = {}
         for k in sorted(kwargs):
             if k in self._static_names:
-                statics.append((k, _Static(kwargs[k])))
+                statics.append((k, kwargs[k]))
             else:
                 dyn_kwargs[k] = kwargs[k]
         call = _Call()
         call.cfg = cfg
         call.flat, call.in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
-        call.statics = tuple(statics)
         call.dyn_positions = tuple(dyn_positions)
         call.names = None
-        call.avals = self._avals(call, dyn_positions, dyn_args, dyn_kwargs)
+        # JAX's order (FUZZ-3): a dynamic leaf that is no JAX type (TypeError),
+        # then an unhashable static argument (ValueError), then an int too
+        # large for its dtype (OverflowError).
+        try:
+            call.avals = self._avals(call, dyn_positions, dyn_args, dyn_kwargs)
+        except OverflowError:
+            _hashed_statics(statics)
+            raise
+        call.statics = _hashed_statics(statics)
         kinds = tuple(type(x) is ArrayImpl for x in call.flat)
         # Names bound by vmap may appear in collectives of the trace.
         call.axis_env = core.axis_env_key()

@@ -6,6 +6,7 @@ programs through it.
 """
 import collections
 import functools
+import sys
 import weakref
 
 import numpy as np
@@ -69,6 +70,22 @@ def compile_jaxpr(closed):
     return run
 
 
+def _enter():
+    """A program's entry token: NumPy's floating-point warnings off (LAX-10),
+    and the exception its caller is handling, if any."""
+    return fperrors.silence(), sys.exc_info()[1]
+
+
+def _leave(token):
+    """Undo ``_enter``.  Leaving on NumPy's ``MemoryError`` (not one a caller
+    was already handling) raises JAX's out-of-memory ``JaxRuntimeError``
+    instead (SPEC FUZZ-2)."""
+    fperrors.restore(token[0])
+    exc = sys.exc_info()[1]
+    if isinstance(exc, MemoryError) and exc is not token[1]:
+        raise dispatch.out_of_memory(exc) from None
+
+
 class _Step:
     """One equation of the flattened program, over source-level names;
     ``kernel`` replaces the equation's own when steps were fused."""
@@ -85,8 +102,8 @@ class _Program:
     def __init__(self, closed):
         self.closed = closed
         array_type = _backend.get().xp.ndarray
-        self.namespace = {"_as_dtype": _conformer(array_type), "_silence": fperrors.silence,
-                          "_restore": fperrors.restore}
+        self.namespace = {"_as_dtype": _conformer(array_type), "_silence": _enter,
+                          "_restore": _leave}
         self.constants = []     # comment lines describing hoisted constants
         self.steps = []
         self.count = 0
@@ -219,7 +236,9 @@ class _Program:
         prim = eqn.primitive
         avals_in = [v.aval for v in eqn.invars]
         avals_out = [v.aval for v in eqn.outvars]
-        if _key_typed(eqn):
+        # A primitive with no physical rule that specializes itself (the host
+        # callbacks) handles key operands in its own kernel.
+        if _key_typed(eqn) and not (prim.physical is None and prim.specialize is not None):
             out = avals_out if prim.multiple_results else avals_out[0]
             kernel = dispatch.physical_impl(prim, avals_in, out)
             kernel = functools.partial(kernel, **eqn.params) if eqn.params else kernel

@@ -1095,10 +1095,23 @@ def fun_source_info(fun):
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
 
 
-def canonicalize_shape(shape, context="Shapes"):
-    """A tuple of non-negative ints, or TypeError as JAX gives (SPEC ARR-6)."""
-    if not isinstance(shape, (tuple, list)):
+def canonicalize_shape(shape, context="Shapes", op="broadcast_in_dim", *,
+                       allow_0d_array=True):
+    """A tuple of non-negative ints, or TypeError as JAX gives (SPEC ARR-6,
+    LAX-14).
+
+    An int is a 1-d shape; any other value is iterated as JAX does, so a
+    1-d integer array or ``b'ab'`` gives its elements and ``{}`` gives
+    ``()``.  A 0-d array is one dimension unless ``allow_0d_array`` is
+    False (``lax`` and ``jax.random`` shapes), where, not being iterable,
+    it is a ``TypeError``.  A shape NumPy cannot allocate is a
+    ``ValueError`` (SPEC LAX-14)."""
+    if isinstance(shape, (int, np.integer)):
         shape = (shape,)
+    elif getattr(shape, "ndim", None) == 0 and allow_0d_array:
+        shape = (shape,)
+    elif not isinstance(shape, (tuple, list)):
+        shape = _iterate_shape(shape)
     dims = []
     for d in shape:
         try:
@@ -1108,9 +1121,45 @@ def canonicalize_shape(shape, context="Shapes"):
                             f"integer type, got {tuple(shape)}.") from None
     dims = tuple(dims)
     if any(d < 0 for d in dims):
-        raise TypeError("broadcast_in_dim shape must have every element be "
+        raise TypeError(f"{op} shape must have every element be "
                         f"nonnegative, got {dims}.")
+    check_array_size(dims)
     return dims
+
+
+def canonicalize_jnp_shape(shape, context="Shapes"):
+    """``canonicalize_shape`` as ``jax.numpy``'s creation functions apply it:
+    any value NumPy sees as 0-d (a 0-d array, ``b'ab'``) is one dimension, so
+    ``jnp.zeros(jnp.array(3))`` has shape ``(3,)`` (SPEC ARR-6)."""
+    if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
+        shape = (shape,)
+    return canonicalize_shape(shape, context)
+
+
+def _iterate_shape(shape):
+    if getattr(shape, "ndim", None) == 0:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer "
+                        f"type, got the 0-d array {shape!r}; pass (n,) instead.")
+    try:
+        return tuple(shape)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of "
+                        f"integer type, got {(shape,)}.") from None
+
+
+_MAX_SIZE = np.iinfo(np.intp).max
+
+
+def check_array_size(shape, itemsize=1):
+    """An array NumPy can allocate: every dimension, and the size in bytes,
+    at most ``2**63 - 1``.  XLA aborts the process on larger shapes; refjax
+    raises ``ValueError`` when it builds the shape (SPEC FUZZ-3)."""
+    total = itemsize
+    for d in shape:
+        total *= d
+        if d > _MAX_SIZE or total > _MAX_SIZE:
+            raise ValueError(f"An array of shape {tuple(shape)} is too large: its "
+                             f"dimensions and size in bytes must be at most {_MAX_SIZE}.")
 
 
 def canonicalize_axis(axis, ndim):

@@ -10,7 +10,7 @@ import string
 import numpy as np
 
 from refjax._src import core, errors, tree_util
-from refjax._src.array import ArrayImpl, readonly_view
+from refjax._src.array import Array, ArrayImpl, readonly_view
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import batching
 from refjax._src.interpreters import key_reuse as kr
@@ -208,14 +208,19 @@ def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
         raise TypeError(f"first argument to jax.debug.callback must be callable, "
                         f"got {callback!r}")
     leaves, tree = tree_util.tree_flatten((args, kwargs))
+    # Leaves that are no arrays (a string, a class) reach the callback as
+    # they are, as in JAX (DBG-5).
+    dynamic = [x for x in leaves if _is_dynamic(x) or isinstance(x, Array)]
 
     def _flat_callback(*flat_buffers):
-        values = [ArrayImpl(b, core.get_aval(b).dtype) if not isinstance(b, ArrayImpl)
-                  else b for b in _rewrap(flat_buffers, leaves)]
+        arrays = iter([ArrayImpl(b, core.get_aval(b).dtype) if not isinstance(b, Array)
+                       else b for b in _rewrap(flat_buffers, dynamic)])
+        values = [next(arrays) if _is_dynamic(x) or isinstance(x, Array) else x
+                  for x in leaves]
         a, k = tree_util.tree_unflatten(tree, values)
         callback(*a, **k)
 
-    debug_callback_p.bind(*leaves, callback=_flat_callback,
+    debug_callback_p.bind(*dynamic, callback=_flat_callback,
                           effect=ordered_debug_effect if ordered else debug_effect,
                           partitioned=bool(partitioned))
 
@@ -225,6 +230,10 @@ def _rewrap(buffers, leaves):
     out = []
     for b, leaf in zip(buffers, leaves):
         aval = core.get_aval(leaf)
+        if core.dtypes.is_extended(aval.dtype):
+            # A key travels as its key data; the callback sees the key (DBG-5).
+            out.append(core.wrap_buffer(b, aval))
+            continue
         dt = np.dtype(b.dtype)
         out.append(ArrayImpl(b, dt, aval.weak_type and dt == aval.dtype))
     return out
@@ -235,6 +244,8 @@ def _rewrap(buffers, leaves):
 # ---------------------------------------------------------------------------
 
 _WIDE = frozenset(np.dtype(t) for t in (np.int64, np.uint64, np.float64, np.complex128))
+# NumPy dtype kinds no JAX array has: objects, strings, bytes, datetimes.
+_NOT_JAX_KINDS = "OUSMm"
 
 
 def _result_avals(result_shape_dtypes):
@@ -247,6 +258,12 @@ def _result_avals(result_shape_dtypes):
         raise ValueError(
             "result_shape_dtypes cannot specify 64-bit types when `jax_enable_x64` "
             "is disabled; declare the 32-bit type (e.g. jnp.float32) instead.")
+    bad = [x.dtype for x in leaves if np.dtype(x.dtype).kind in _NOT_JAX_KINDS]
+    if bad:
+        # JAX fails to lower these with a TypeError; refjax says so at once.
+        raise TypeError(
+            f"result_shape_dtypes declares dtype {bad[0]}, which is not a JAX "
+            "array type; declare a numeric or bool dtype (e.g. jnp.float32).")
     avals = [ShapedArray(x.shape, core.dtypes.canonicalize_dtype(np.dtype(x.dtype)))
              for x in leaves]
     return avals, tree
@@ -262,27 +279,44 @@ def _callback_primitive(name, effectful):
 
     @prim.def_impl
     def impl(*buffers, callback, result_avals, **params):
-        if not result_avals and not effectful:
-            # A pure callback without results computes nothing anyone can
-            # see, so it is never run, eagerly or not (SPEC VMAP-82).
-            return []
+        from refjax._src import backend
+        if not effectful and all(0 in a.shape for a in result_avals):
+            # A pure callback without results, or whose results are all
+            # empty, computes nothing anyone can see, so it is never run,
+            # eagerly or not (SPEC VMAP-82, DBG-13).
+            return [backend.get().asarray(np.zeros(a.shape, a.dtype))
+                    for a in result_avals]
         # JAX runs host callbacks in a compiled program even eagerly, so a
         # failing one always raises JaxRuntimeError (DBG-10).
         outs = _run_callback(callback, *buffers)
-        from refjax._src import backend
+        if len(outs) != len(result_avals):
+            raise _bad_result(f"Mismatched number of outputs from callback. "
+                              f"Expected: {len(result_avals)}, Actual: {len(outs)}")
         return [backend.get().asarray(_checked_result(o, a, i))
                 for i, (o, a) in enumerate(zip(outs, result_avals))]
 
     return prim
 
 
+def _bad_result(what):
+    return core.errors.JaxRuntimeError(
+        f"INTERNAL: CpuCallback error calling callback: RuntimeError: {what}")
+
+
 def _checked_result(value, aval, index=0):
+    """One callback result as the declared aval (DBG-6): the same shape, and
+    the same dtype once canonicalized (a float64 result is float32 with x64
+    off; an int32 one for a declared float32 is refused)."""
     host = np.asarray(value)
     if host.shape != aval.shape:
-        raise core.errors.JaxRuntimeError(
-            f"INTERNAL: CpuCallback error calling callback: RuntimeError: "
-            f"Incorrect output shape for return value #{index}: "
-            f"Expected: {aval.shape}, Actual: {host.shape}")
+        raise _bad_result(f"Incorrect output shape for return value #{index}: "
+                          f"Expected: {aval.shape}, Actual: {host.shape}")
+    got = host.dtype
+    if got.kind not in _NOT_JAX_KINDS:
+        got = core.dtypes.canonicalize_dtype(got)
+    if got != aval.dtype:
+        raise _bad_result(f"Incorrect output dtype for return value #{index}: "
+                          f"Expected: {aval.dtype}, Actual: {got}")
     return host.astype(aval.dtype)
 
 

@@ -4,7 +4,6 @@ A device is a place an array lives: one per physical device of the active
 backend, or ``jax_num_cpu_devices`` simulated CPU devices on NumPy.  The
 sharding layer (Mesh, NamedSharding, pmap) builds on this list.
 """
-import operator
 
 from refjax._src import backend as _backend
 from refjax._src import config as _config
@@ -97,10 +96,25 @@ def default_device():
 
 
 def local_devices(process_index=None, backend=None):
-    """This process's devices: all of them, refjax being one process."""
-    if process_index is not None and operator.index(process_index) != 0:
+    """This process's devices: all of them, refjax being process 0 of one.
+
+    ``process_index`` is compared as JAX compares it (SHD-103): an
+    unhashable one (a list, an array) or one that is not a number raises
+    ``TypeError``, a number outside ``[0, 1)`` ``ValueError``, and a
+    fraction inside it (0.5) names no process, so no devices."""
+    try:
+        hash(process_index)
+        in_range = process_index is None or 0 <= process_index < 1
+    except TypeError:
+        raise TypeError("local_devices: process_index must be an int (or None); "
+                        f"got {process_index!r} of type "
+                        f"{type(process_index).__name__}") from None
+    if not in_range:
         raise ValueError(f"Unknown process_index {process_index}")
-    return devices(backend)
+    found = devices(backend)
+    if process_index is None:
+        return found
+    return [d for d in found if d.process_index == process_index]
 
 
 def device_count(backend=None):

@@ -301,6 +301,8 @@ def dtype_and_weak_type(x):
         return _WEAK_DEFAULTS[t](), True
     weak = getattr(x, "weak_type", False)
     dt = getattr(x, "dtype", None)
+    if x is None:       # JAX's np.dtype(None) error (SPEC DT-18)
+        raise ValueError("Invalid argument to dtype: None.")
     if dt is None:
         raise TypeError(f"Cannot determine dtype of {x!r}")
     if isinstance(dt, ExtendedDType):
@@ -363,12 +365,23 @@ def result_type(*args, return_weak_type_flag=False):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
+    if len(args) > 1:
+        _check_no_key_promotion(args)
     nodes = [_lattice_node(a) for a in args]
     strict, x64 = _promotion_mode()
     node = nodes[0] if len(nodes) == 1 else _least_upper_bound(nodes, strict, x64)
     weak = isinstance(node, type)
     dt = _node_to_dtype(node, canonical=True)
     return (dt, weak) if return_weak_type_flag else dt
+
+
+def _check_no_key_promotion(args):
+    """Joining a PRNG key's dtype with any other dtype is JAX's ValueError;
+    keys of one dtype only reach the caller's own TypeError (SPEC DT-18)."""
+    found = [d for d in (a if isinstance(a, ExtendedDType) else getattr(a, "dtype", None)
+                         for a in args) if isinstance(d, ExtendedDType)]
+    if found and not (len(found) == len(args) and len(set(found)) == 1):
+        raise ValueError(f"dtype={found[0]} is not a valid dtype for JAX type promotion.")
 
 
 def promote_types(a, b):
@@ -487,7 +500,9 @@ def scalar_type_of(x):
 
 
 def can_cast(from_, to, casting="safe"):
-    """``np.can_cast`` on dtypes; Python scalars are rejected as in NumPy 2."""
+    """``np.can_cast`` on dtypes; Python scalars are rejected as in NumPy 2.
+    A refjax array stands for its dtype on either side, as a JAX array does
+    for ``np.dtype`` (SPEC DT-18)."""
     if is_python_scalar(from_):
         raise TypeError(
             "can_cast() does not support Python ints, floats, and complex "
@@ -495,7 +510,51 @@ def can_cast(from_, to, casting="safe"):
             "part of adopting NEP 50, we may explicitly allow them again in the "
             "future.")
     return np.can_cast(getattr(from_, "dtype", from_) if not isinstance(from_, type)
-                       else to_dtype(from_), to_dtype(to), casting=casting)
+                       else to_dtype(from_), read_dtype(to), casting=casting)
+
+
+def read_dtype(x):
+    """``np.dtype(x)`` as NumPy reads a JAX array: its ``.dtype``.  Unlike
+    ``to_dtype`` (for ``dtype=`` arguments, where an array is refused),
+    functions that ask *about* dtypes (``can_cast``, ``isdtype``) accept an
+    array (SPEC DT-18).  A NumPy array is NumPy's ``TypeError``."""
+    if array_types and isinstance(x, tuple(array_types)):
+        warnings.warn("Implicit conversion of an array to a dtype is deprecated; "
+                      "rather than dtype=arr use dtype=arr.dtype. In the future "
+                      "this will result in an error.", DeprecationWarning, stacklevel=3)
+        return x.dtype
+    return to_dtype(x)
+
+
+_KIND_PARENTS = {"bool": (np.bool_,), "signed integer": (np.signedinteger,),
+                 "unsigned integer": (np.unsignedinteger,),
+                 "integral": (np.integer,), "real floating": (np.floating,),
+                 "complex floating": (np.complexfloating,),
+                 "numeric": (np.integer, np.floating, np.complexfloating)}
+
+
+def isdtype(dtype, kind):
+    """Array-API ``isdtype``: whether ``dtype`` is of ``kind`` (a kind name
+    such as ``'real floating'``, a dtype, or a tuple of them).  Arrays stand
+    for their dtypes, as in JAX (SPEC DT-18)."""
+    dt = read_dtype(dtype)
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _KIND_PARENTS:
+            if any(issubdtype(dt, parent) for parent in _KIND_PARENTS[k]):
+                return True
+            continue
+        try:
+            other = read_dtype(k)
+        except TypeError:
+            if isinstance(k, str):
+                raise ValueError(f"Unrecognized kind={k!r} expected one of "
+                                 f"{list(_KIND_PARENTS)}, or a compatible input for "
+                                 "jnp.dtype()") from None
+            raise TypeError(f"Expected kind to be a dtype, string, or tuple; "
+                            f"got kind={k!r}") from None
+        if other == dt:
+            return True
+    return False
 
 
 # --- Python ints that must fit --------------------------------------------

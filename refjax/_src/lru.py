@@ -52,10 +52,13 @@ class LRU:
 
     def __setitem__(self, key, value):
         with self._lock:
+            # Evict first, so that a lock-free ``len`` never sees maxsize + 1.
+            if key in self._data:
+                self._data.move_to_end(key)
+            else:
+                while len(self._data) >= self.maxsize:
+                    self._data.popitem(last=False)
             self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
 
     def setdefault(self, key, value):
         """The entry for ``key``, inserting ``value`` when there is none."""

@@ -11,6 +11,7 @@ shape.  Arrays placed with a sharding keep one backend buffer per device
 import collections
 import enum
 import math
+import numbers
 import threading
 import warnings
 
@@ -63,6 +64,12 @@ class PartitionSpec:
     def __iter__(self):
         return iter(self._parts)
 
+    def index(self, value):
+        return self._parts.index(_canonical_entry(value))
+
+    def count(self, value):
+        return self._parts.count(_canonical_entry(value))
+
     def __eq__(self, other):
         return isinstance(other, PartitionSpec) and other._parts == self._parts
 
@@ -84,7 +91,10 @@ P = PartitionSpec
 
 def _canonical_entry(p):
     """A list becomes a tuple and a 1-tuple its only name: ``P(('x',))`` is
-    ``P('x')`` (SHD-8)."""
+    ``P('x')`` (SHD-8); an entry that is false (``()``, ``{}``, ``''``, 0)
+    means "not split" and becomes None, as in JAX (SHD-101)."""
+    if not p:
+        return None
     if isinstance(p, list):
         p = tuple(p)
     if isinstance(p, tuple) and len(p) == 1:
@@ -134,7 +144,7 @@ class Mesh:
     def __init__(self, devices, axis_names, axis_types=None):
         if isinstance(axis_names, str):
             axis_names = (axis_names,)
-        arr = np.array(devices, dtype=object)
+        arr = np.array(_device_grid(devices), dtype=object)
         axis_names = tuple(axis_names)
         if arr.ndim != len(axis_names):
             raise ValueError(
@@ -150,13 +160,19 @@ class Mesh:
             axis_types = (AxisType.Auto,) * len(axis_names)
         elif isinstance(axis_types, AxisType):
             axis_types = (axis_types,) * len(axis_names)
-        axis_types = (tuple(axis_types) if isinstance(axis_types, (tuple, list))
-                      else (axis_types,))
+        # Only a tuple lists one type per axis; a list is one (bad) entry,
+        # as in JAX (SHD-100).
+        if not isinstance(axis_types, tuple):
+            axis_types = (axis_types,)
         if not all(isinstance(t, AxisType) for t in axis_types):
             raise TypeError(
                 "axis_types passed to Mesh must be of type "
                 f"`jax.sharding.AxisType`. Got {axis_types} of type "
                 f"{tuple(type(t) for t in axis_types)}.")
+        if len(axis_types) != len(axis_names):
+            raise ValueError(
+                "Number of axis names should match the number of axis_types. "
+                f"Got axis_names={axis_names} and axis_types={axis_types}")
         self.axis_types = axis_types
 
     @property
@@ -231,6 +247,20 @@ class Mesh:
         comma = "," if len(self.axis_types) == 1 else ""
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names="
                 f"{self.axis_names}, axis_types=({types}{comma}))")
+
+
+def _device_grid(devices):
+    """``devices`` as an n-d array; nested lists of unequal lengths are
+    refused, as NumPy refuses them (SHD-100)."""
+    if isinstance(devices, np.ndarray):
+        return devices
+    try:
+        return np.asarray(devices)
+    except ValueError:
+        raise ValueError(
+            "Mesh expects its devices as an n-d array (or nested lists of "
+            f"equal lengths), one axis per axis name; got the ragged {devices!r}"
+        ) from None
 
 
 def current_mesh():
@@ -326,16 +356,44 @@ class Sharding:
                         self._indices(tuple(global_shape))))
 
     def shard_shape(self, global_shape):
-        """The shape of every device's block (SHD-10)."""
-        self._check_shape(tuple(global_shape))
-        return tuple(global_shape)
+        """The shape of every device's block (SHD-14, SHD-102).  A sharding
+        that splits nothing returns ``global_shape`` itself, unchecked, as
+        JAX does."""
+        try:
+            hash(self)
+        except TypeError:
+            raise TypeError(
+                f"{self!r} holds an unhashable device; build the sharding "
+                "from one jax.Device, e.g. jax.devices()[0]") from None
+        _check_global_shape(global_shape)
+        if self.is_fully_replicated:
+            return global_shape
+        shape = tuple(global_shape)
+        if not all(isinstance(n, numbers.Real) for n in shape):
+            raise TypeError("shard_shape expects the global shape as a tuple "
+                            f"of ints, e.g. (8, 4); got {global_shape!r}")
+        factors = self._check_shape(shape, "shard_shape arguments")
+        return tuple(n // f for n, f in zip(shape, factors))
 
-    def _check_shape(self, shape):
-        pass
+    def _check_shape(self, shape, what=None):
+        return [1] * len(shape)
 
     def is_equivalent_to(self, other, ndim):
         return (self._device_assignment == other._device_assignment and
                 self._dims(ndim) == other._dims(ndim))
+
+
+def _check_global_shape(global_shape):
+    """``shard_shape`` takes a hashable sequence (a tuple), as JAX, which
+    caches the answer by shape: a list or a number is a TypeError (SHD-102)."""
+    try:
+        hash(global_shape)
+        len(global_shape)
+    except TypeError:
+        raise TypeError(
+            "shard_shape expects the global shape as a tuple of ints, e.g. "
+            f"(8, 4); got {global_shape!r} of type "
+            f"{type(global_shape).__name__}") from None
 
 
 class SingleDeviceSharding(Sharding):
@@ -430,11 +488,6 @@ class NamedSharding(Sharding):
                     f"(full shape: {shape}, per-dimension tiling factors: "
                     f"{factors} should evenly divide the shape)")
         return factors
-
-    def shard_shape(self, global_shape):
-        shape = tuple(global_shape)
-        factors = self._check_shape(shape)
-        return tuple(n // f for n, f in zip(shape, factors))
 
     def _indices(self, shape):
         """Per device (in mesh order): its block as a tuple of slices."""

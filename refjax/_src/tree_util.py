@@ -10,7 +10,7 @@ The rules are stated in SPEC.md, section "Pytrees" (clauses TREE-1 ...);
 each function cites the clause it implements.
 
 Layout of this module:
-  1. key path entries (SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
+  1. key path entries: in ``key_paths`` (SequenceKey, DictKey, ...)
   2. the registry: one ``_NodeType`` record per node type
   3. flattening (plain, with paths, one level)
   4. PyTreeDef
@@ -30,163 +30,13 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any, TypeVar
+from typing import Any
+
+from refjax._src.key_paths import (
+    DictKey, FlattenedIndexKey, GetAttrKey, KeyPath, SequenceKey, keystr,
+)
 
 _PUBLIC_MODULE = "refjax.tree_util"
-
-# ---------------------------------------------------------------------------
-# 1. Key path entries (SPEC TREE-15)
-# ---------------------------------------------------------------------------
-
-
-def _as_index(value, cls_name, field):
-    """`value` as a Python int, or TypeError naming the key class."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"{cls_name}({field}=...) takes an int, got "
-                        f"{type(value).__name__} {value!r}.") from None
-
-
-class SequenceKey:
-    """Key of a child of a list or tuple: its position ``idx`` (SPEC TREE-15)."""
-    __slots__ = ("_idx",)
-    __match_args__ = ("idx",)
-
-    def __init__(self, idx: int):
-        self._idx = _as_index(idx, "SequenceKey", "idx")
-
-    @property
-    def idx(self) -> int:
-        return self._idx
-
-    def __str__(self):
-        return f"[{self._idx!r}]"
-
-    def __repr__(self):
-        return f"SequenceKey(idx={self._idx!r})"
-
-    def __eq__(self, other):
-        if not isinstance(other, SequenceKey):
-            return NotImplemented
-        return self._idx == other._idx
-
-    def __hash__(self):
-        return hash(("SequenceKey", self._idx))
-
-
-class DictKey:
-    """Key of a child of a dict-like node: the dict key ``key`` (SPEC TREE-15)."""
-    __slots__ = ("_key",)
-    __match_args__ = ("key",)
-
-    def __init__(self, key: Hashable):
-        self._key = key
-
-    @property
-    def key(self):
-        return self._key
-
-    def __str__(self):
-        return f"[{self._key!r}]"
-
-    def __repr__(self):
-        return f"DictKey(key={self._key!r})"
-
-    def __eq__(self, other):
-        if not isinstance(other, DictKey):
-            return NotImplemented
-        return self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-
-class GetAttrKey:
-    """Key of a child stored as an attribute ``name`` (SPEC TREE-15)."""
-    __slots__ = ("_name",)
-    __match_args__ = ("name",)
-
-    def __init__(self, name: str):
-        if not isinstance(name, str):
-            raise TypeError(f"GetAttrKey(name=...) takes a str, got "
-                            f"{type(name).__name__} {name!r}.")
-        self._name = name
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    def __str__(self):
-        return f".{self._name}"
-
-    def __repr__(self):
-        return f"GetAttrKey(name={self._name!r})"
-
-    def __eq__(self, other):
-        if not isinstance(other, GetAttrKey):
-            return NotImplemented
-        return self._name == other._name
-
-    def __hash__(self):
-        return hash(self._name)
-
-
-class FlattenedIndexKey:
-    """Key of the ``key``-th child of a node registered without keys (SPEC TREE-15)."""
-    __slots__ = ("_key",)
-    __match_args__ = ("key",)
-
-    def __init__(self, key: int):
-        self._key = _as_index(key, "FlattenedIndexKey", "key")
-
-    @property
-    def key(self) -> int:
-        return self._key
-
-    def __str__(self):
-        return f"[<flat index {self._key!r}>]"
-
-    def __repr__(self):
-        return f"FlattenedIndexKey(key={self._key!r})"
-
-    def __eq__(self, other):
-        if not isinstance(other, FlattenedIndexKey):
-            return NotImplemented
-        return self._key == other._key
-
-    def __hash__(self):
-        return hash(("FlattenedIndexKey", self._key))
-
-
-for _cls in (SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey):
-    _cls.__module__ = _PUBLIC_MODULE
-
-KeyEntry = TypeVar("KeyEntry", bound=Any)
-KeyPath = tuple[KeyEntry, ...]
-
-
-def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
-    """Renders a key path: ``str`` of each entry joined by ``separator``.
-
-    With ``simple=True`` a known key entry renders as its bare value (``0``,
-    ``a``, ``name``) instead of ``[0]``, ``['a']``, ``.name``; anything else
-    renders with ``str`` (SPEC TREE-16).
-    """
-    if simple:
-        return separator.join(map(_simple_key_str, keys))
-    return separator.join(map(str, keys))
-
-
-def _simple_key_str(key) -> str:
-    if isinstance(key, SequenceKey):
-        return str(key.idx)
-    if isinstance(key, (DictKey, FlattenedIndexKey)):
-        return str(key.key)
-    if isinstance(key, GetAttrKey):
-        return key.name
-    return str(key)
-
 
 # ---------------------------------------------------------------------------
 # 2. The registry (SPEC TREE-1..7, TREE-22..26)
@@ -502,9 +352,11 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None
 
 
 def _path_predicate(is_leaf, is_leaf_takes_path):
-    if is_leaf is None or is_leaf_takes_path:
-        return is_leaf
-    return lambda path, x: is_leaf(x)
+    # The flag's truth is asked even without ``is_leaf``, as JAX does: an
+    # array flag raises its ValueError (TREE-14).
+    if not is_leaf_takes_path and is_leaf is not None:
+        return lambda path, x: is_leaf(x)
+    return is_leaf
 
 
 def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
@@ -899,12 +751,6 @@ def _deep_same_structure(a: PyTreeDef, b: PyTreeDef) -> bool:
 
 def _node_repr(td: PyTreeDef) -> str:
     """``*`` for a leaf, Python syntax for built-ins, CustomNode(...) otherwise."""
-    node = td._node
-    kind = node.kind
-    if kind == _LEAF:
-        return "*"
-    if kind == _NONE:
-        return "None"
     return _node_text(td, [_node_repr(c) for c in td._children])
 
 

@@ -38,7 +38,7 @@ from refjax._src.lax.dot import (  # noqa: F401
     Precision, batch_matmul, dot, dot_general, dot_general_p,
 )
 from refjax._src.lax.fft import FftType, fft, fft_p  # noqa: F401
-from refjax._src.lax.lax import reduce_precision, reduce_precision_p  # noqa: F401
+from refjax._src.lax.precision import reduce_precision, reduce_precision_p  # noqa: F401
 from refjax._src.lax.parallel import (  # noqa: F401
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p,
     axis_size, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum,

@@ -5,7 +5,6 @@ that defines it; their rules live there.
 """
 import sys as _sys
 
-import numpy as _np
 # NumPy's abstract scalar hierarchy and dtype constructor are shared.
 from numpy import (  # noqa: F401
     character, complexfloating, dtype, flexible, floating, generic, inexact,
@@ -88,24 +87,7 @@ finfo = _dtypes.finfo
 can_cast = _dtypes.can_cast
 
 
-def isdtype(dtype, kind):
-    """Array-API ``isdtype`` (``'real floating'``, ``'integral'``, ...)."""
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    dt = _dtypes.to_dtype(dtype)
-    for k in kinds:
-        if isinstance(k, str):
-            parent = {"bool": _np.bool_, "signed integer": _np.signedinteger,
-                      "unsigned integer": _np.unsignedinteger,
-                      "integral": _np.integer, "real floating": _np.floating,
-                      "complex floating": _np.complexfloating,
-                      "numeric": _np.number}.get(k)
-            if parent is None:
-                raise ValueError(f"Unrecognized {k=!r}")
-            if _dtypes.issubdtype(dt, parent) and not (k == "numeric" and dt == _np.bool_):
-                return True
-        elif _dtypes.to_dtype(k) == dt:
-            return True
-    return False
+isdtype = _dtypes.isdtype
 
 
 # Operators and methods of Array bind to the names above: installed last.

@@ -660,14 +660,18 @@ stop_gradient_p.sharding_rule = mesh.elementwise_sharding_rule
 def stop_gradient(x):
     """Each leaf of ``x`` unchanged, with a zero derivative (SPEC AD-64).
 
-    Outside a transformation the leaves come back as they are; under one,
-    each is passed through the ``stop_gradient`` primitive."""
+    Outside a transformation Python scalars and Arrays come back as they
+    are and a NumPy value as an Array of its canonical dtype (float64 is
+    float32 with x64 off); under a transformation each leaf is passed through
+    the ``stop_gradient`` primitive."""
     from refjax._src import tree_util
 
     def stop(leaf):
         if core.current_trace() is core.eval_trace and not isinstance(leaf, Tracer):
             core.check_valid_jaxtype(leaf)      # JAX's TypeError for 'abc'
             core.get_aval(leaf)                 # and OverflowError for 2**70
+            if isinstance(leaf, (np.ndarray, np.generic)):
+                return stop_gradient_p.bind(leaf)
             return leaf
         return stop_gradient_p.bind(leaf)
 

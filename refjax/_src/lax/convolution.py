@@ -105,12 +105,7 @@ def conv_general_permutations(dimension_numbers):
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     """(low, high) pads for 'VALID', 'SAME' (extra at the end) or
     'SAME_LOWER' (extra at the start)."""
-    if not isinstance(padding, str):
-        raise TypeError(f"Unknown padding type: {padding}.")
-    name = padding.upper()
-    if name not in ("VALID", "SAME", "SAME_LOWER"):
-        raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
-                           f"'SAME_LOWER', got {padding}.")
+    name = _padding_name(padding)
     if name == "VALID":
         return [(0, 0)] * len(in_shape)
     pads = []
@@ -120,6 +115,18 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
         small, big = total // 2, total - total // 2
         pads.append((small, big) if name == "SAME" else (big, small))
     return pads
+
+
+def _padding_name(padding):
+    """The upper-cased padding name, checked before anything else about the
+    window (a bad stride included), as in JAX (SPEC LAX-12)."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Unknown padding type: {padding}.")
+    name = padding.upper()
+    if name not in ("VALID", "SAME", "SAME_LOWER"):
+        raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
+                           f"'SAME_LOWER', got {padding}.")
+    return name
 
 
 def _dilate(size, dilation):
@@ -590,6 +597,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          "padding or use conv_transpose.")
     if rhs_dilation is None:
         rhs_dilation = (1,) * (rhs_aval.ndim - 2)
+    if isinstance(padding, str):
+        _padding_name(padding)
     _check_strides(window_strides)
     if isinstance(padding, str):
         kernel = [_dilate(rhs_aval.shape[i], d) for i, d in zip(dn.rhs_spec[2:], rhs_dilation)]

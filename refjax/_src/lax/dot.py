@@ -300,6 +300,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None,
     dn = ((tuple(map(operator.index, lc)), tuple(map(operator.index, rc))),
           (tuple(map(operator.index, lb)), tuple(map(operator.index, rb))))
     pet = dtypes.check_user_dtype(preferred_element_type, "dot")
+    lax.check_out_sharding(out_sharding, "dot_general")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                               precision=_canon_precision(precision),
                               preferred_element_type=pet, out_sharding=None)
@@ -312,15 +313,18 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None,
     ValueError asking for ``dimension_numbers``; the options are keyword-only,
     as in JAX (SPEC LAX-12)."""
     if dimension_numbers is not None:
-        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                           out_sharding)
     lshape, rshape = np.shape(lhs), np.shape(rhs)
-    if not (1 <= len(lshape) <= 2 and 1 <= len(rshape) <= 2):
+    # Mismatched contracting sizes get the same ValueError, as in JAX.
+    if not (1 <= len(lshape) <= 2 and 1 <= len(rshape) <= 2
+            and lshape[-1] == rshape[0]):
         raise ValueError("jax.lax.dot: dimension_numbers must be specified when not "
                          "performing simple un-batched matrix-matrix, matrix-vector, "
                          f"or vector-vector products; got lhs_shape={lshape} "
                          f"rhs_shape={rshape}")
     return dot_general(lhs, rhs, (((len(lshape) - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
+                       preferred_element_type, out_sharding)
 
 
 def _dot_transpose_lhs(ct, lhs, rhs, dimension_numbers, precision,

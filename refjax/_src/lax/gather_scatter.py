@@ -727,6 +727,8 @@ def _scatter_function(name, primitive, combine, doc):
     an operand element with an update (None: the update replaces it)."""
     def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
                    indices_are_sorted=False, unique_indices=False, mode=None):
+        if combine is not None and operand is None:
+            raise lax._none_operand()   # JAX reads its dtype first (LAX-12)
         return _bind_scatter(primitive, combine, operand, scatter_indices, updates,
                              dimension_numbers, indices_are_sorted, unique_indices,
                              mode)

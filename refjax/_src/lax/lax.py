@@ -10,6 +10,7 @@ This module holds the elementwise and type-conversion primitives; the shape
 primitives, reductions, ``dot_general`` and ``sort`` live in the sibling
 modules ``shapes``, ``reductions``, ``dot`` and ``sorting``, and every name
 is re-exported here: other modules import ``refjax._src.lax.lax`` only.
+``fma`` and ``reduce_precision`` live above it, in ``precision``.
 
 Implementations receive backend buffers and return buffers of the dtype the
 abstract evaluation promised; ``core.apply_primitive`` wraps them.
@@ -70,6 +71,31 @@ def _accepts(dtype, classes):
 
 def _class_names(classes):
     return ", ".join(c.__name__ if c is not np.bool_ else "bool" for c in classes)
+
+
+def check_out_sharding(sharding, api_name):
+    """``out_sharding`` is None, a ``NamedSharding``, or a ``PartitionSpec``
+    inside a mesh context: anything else is JAX's ``TypeError`` (a
+    ``PartitionSpec`` with no mesh its ``ValueError``) (SPEC LAX-12).  refjax
+    runs on one device, so a valid sharding changes nothing here."""
+    if sharding is None:
+        return
+    if not isinstance(sharding, (mesh.NamedSharding, mesh.PartitionSpec)):
+        raise TypeError(f"`out_sharding` argument of {api_name} only supports "
+                        "instances of `NamedSharding` or `PartitionSpec`. Got "
+                        f"{sharding} of type: {type(sharding)}")
+    if isinstance(sharding, mesh.PartitionSpec) and mesh.current_mesh() is None:
+        raise ValueError("Using PartitionSpec when you are not under a mesh context "
+                         "is not allowed. Please pass a NamedSharding instance or "
+                         f"enter into a mesh context via `jax.set_mesh`. Got {sharding}")
+
+
+def required_dtype(dtype, fun_name):
+    """A dtype argument that has no default: None is JAX's ``ValueError``
+    (SPEC LAX-12), anything else as ``dtypes.check_user_dtype`` reads it."""
+    if dtype is None:
+        raise ValueError("dtype must be specified.")
+    return dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, fun_name))
 
 
 def _check_dtype(name, dtype, classes, position=None):
@@ -238,13 +264,20 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
         return ShapedArray(shape, dt, weak)
 
     def impl_(*bufs, **params):
+        if params:
+            _check_accuracy(params)
         return quiet(impl, *bufs)   # XLA never warns (SPEC LAX-10)
+
+    def specialize(avals_in, avals_out, **params):
+        if params:
+            _check_accuracy(params)
+        return impl
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl_)
     # Kernels take only operands; compiled programs already run with
     # warnings off (SPEC PERF-3).
-    prim.specialize = lambda avals_in, avals_out, **params: impl
+    prim.specialize = specialize
     # Batching (SPEC VMAP-2): unary ops keep the batch dim; n-ary ones
     # align operands as broadcasting requires.
     batching.defbroadcasting(prim)
@@ -254,6 +287,16 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
     if out_dtype_param:
         prim.pp_params = _hide_none("out_dtype")
     return prim
+
+
+def _check_accuracy(params):
+    """refjax computes every function one way, so an ``accuracy`` request
+    can be met by none of its kernels: running (not tracing) an operation
+    with ``accuracy`` set is JAX's ``NotImplementedError`` for a value it
+    does not know (SPEC LAX-12)."""
+    accuracy = params.get("accuracy")
+    if accuracy is not None:
+        raise NotImplementedError(f"Accuracy {accuracy} not supported")
 
 
 def _to_bool(_):
@@ -268,6 +311,7 @@ def _unary(name, classes, impl, accuracy=False, result_dtype=None):
     prim = naryop(name, classes, impl, result_dtype, accuracy=accuracy)
     if accuracy:
         def fn(x, accuracy=None):
+            hash(accuracy)      # a static parameter: TypeError if unhashable
             return prim.bind(x, accuracy=accuracy)
     else:
         def fn(x):
@@ -1025,6 +1069,9 @@ clamp_p = Primitive("clamp")
 
 @clamp_p.def_abstract_eval
 def _clamp_abstract_eval(lo, x, hi):
+    for i, a in enumerate((lo, x, hi)):
+        _check_dtype("clamp", a.dtype, (np.integer, np.bool_, np.floating,
+                                         np.complexfloating), i)
     for name, b in (("min", lo), ("max", hi)):
         if b.shape and b.shape != x.shape:
             raise TypeError(f"clamp requires {name}.shape == operand.shape or "
@@ -1032,13 +1079,18 @@ def _clamp_abstract_eval(lo, x, hi):
     if lo.dtype != x.dtype or hi.dtype != x.dtype:
         raise TypeError("lax.clamp requires arguments to have the same dtypes, "
                         f"got {lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
-    _check_dtype("clamp", x.dtype, _int + _float)
     return ShapedArray(x.shape, x.dtype, _all_weak((lo, x, hi)))
 
 
 @clamp_p.def_impl
 def _clamp_impl(lo, x, hi):
+    """Any dtype, as in JAX.  Complex values compare by their real parts
+    alone, a tie keeping ``min`` at the lower bound and the operand at the
+    upper one, as XLA's CPU clamp does (SPEC LAX-12)."""
     xp = _xp()
+    if x.dtype.kind == "c":
+        y = xp.where(x.real > lo.real, x, lo)
+        return xp.where(hi.real < y.real, hi, y)
     return xp.minimum(xp.maximum(x, lo), hi)
 
 
@@ -1141,11 +1193,19 @@ def convert_element_type(operand, new_dtype):
             raise TypeError(f"A Python complex ({operand}) cannot be converted to "
                             f"{target}; take its .real (or abs) first.")
     if type(operand) is int and operand not in _INT32_RANGE:
-        target = dtypes.to_dtype(new_dtype)
-        if target.kind not in "iu" and dtypes.is_valid_jax_dtype(target):
-            with np.errstate(over="ignore"):
-                operand = np.asarray(builtins.float(operand)).astype(target)
+        operand = big_int_to(operand, new_dtype)
     return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def big_int_to(operand, new_dtype):
+    """A Python int outside the int32 range converts straight to a float,
+    complex or bool ``new_dtype``: it need not fit an integer type first
+    (``jnp.sin(2**70)``, ``erf(2**70)``), as in JAX (SPEC LAX-12)."""
+    target = dtypes.to_dtype(new_dtype)
+    if target.kind not in "iu" and dtypes.is_valid_jax_dtype(target):
+        with np.errstate(over="ignore"):
+            return np.asarray(builtins.float(operand)).astype(target)
+    return operand
 
 
 def asarray(x):
@@ -1169,6 +1229,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     """
     if not isinstance(new_dtype, np.dtype):
         pass
+    elif operand is None:
+        raise _none_operand()
     elif type(operand) is core.ArrayImpl:
         if operand._dtype is new_dtype and operand.weak_type == bool(weak_type):
             return operand      # eager promotion that changes nothing
@@ -1176,6 +1238,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
         fast = _scalar_array(operand, new_dtype, bool(weak_type))
         if fast is not None:
             return fast
+    if operand is None:
+        raise _none_operand()
     aval = core.get_aval(operand)
     if new_dtype is None:
         new_dtype = aval.dtype
@@ -1196,6 +1260,12 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                 operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype,
                                        weak_type=weak_type, sharding=None)
+
+
+def _none_operand():
+    """None where a value to convert is expected: JAX reads its dtype first
+    and gives ``ValueError`` (SPEC LAX-12)."""
+    return ValueError("Invalid argument to dtype: None.")
 
 
 _FAST_SCALARS = (int, float)
@@ -1315,7 +1385,7 @@ def bitcast_convert_type(operand, new_dtype):
     if dtypes.is_extended(old_dtype):
         raise ValueError(f"unexpected input: dtype={old_dtype}; use "
                          "jax.random.key_data to get a key's bits.")
-    new_dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(new_dtype))
+    new_dtype = required_dtype(new_dtype, "bitcast_convert_type")
     return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
 
@@ -1354,6 +1424,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """Like ``full``, taking the shape, dtype and weak type of ``x`` by default."""
+    if x is None:
+        raise _none_operand()
     aval = core.get_aval(x)
     shape = aval.shape if shape is None else shapes._static_shape(shape)
     if core.get_aval(fill_value).shape:
@@ -1382,132 +1454,4 @@ def collapse(operand, start_dimension, stop_dimension=None):
     return shapes.reshape(operand, shape[:start] + (size,) + shape[stop:])
 
 
-# ---------------------------------------------------------------------------
-# fma: a fused multiply-add (refjax's own primitive)
-# ---------------------------------------------------------------------------
-# JAX writes ``x * scale + shift`` in its samplers as a ``mul`` and an
-# ``add``; XLA's CPU compiler fuses them into one multiply-add, rounding
-# once.  refjax makes that fusion an explicit primitive where JAX's values
-# depend on it (``random.uniform``'s scaling, SPEC RNG-17), so that the
-# results are JAX's bit for bit.
-
-def _fma_impl(x, y, z):
-    """``x * y + z`` as XLA's CPU code computes it: float32 and float16
-    round once (in float64, where the product of two float32 values is
-    exact), and so does float64 (error-free transformations, SPEC LAX-11);
-    bfloat16 rounds after each operation, as XLA does not fuse it."""
-    if x.dtype == np.float64:
-        return xla_cpu_math.fma64(x, y, z)
-    if x.dtype not in _FUSED_DTYPES:
-        return x * y + z
-    return xla_cpu_math.fma32(x, y, z, x.dtype)
-
-
-_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
-
-
-fma_p = naryop("fma", _float, _fma_impl)
-
-
-def _to_shape_of(t, ans):
-    """A tangent part broadcast to the output's shape (operands may be
-    rank-0 or have size-1 axes)."""
-    shape, t_shape = core.get_aval(ans).shape, core.get_aval(t).shape
-    if t_shape == shape:
-        return t
-    return shapes.broadcast_in_dim(t, shape, tuple(range(len(shape) - len(t_shape), len(shape))))
-
-
-ad.defjvp2(fma_p, lambda g, ans, x, y, z: _to_shape_of(mul(g, y), ans),
-           lambda g, ans, x, y, z: _to_shape_of(mul(x, g), ans),
-           lambda g, ans, x, y, z: _to_shape_of(g, ans))
-
-
-def fma(x, y, z):
-    """``x * y + z`` with one rounding (the ``fma`` primitive)."""
-    return fma_p.bind(x, y, z)
-
-
-# ---------------------------------------------------------------------------
-# reduce_precision (SPEC NP-59)
-# ---------------------------------------------------------------------------
-
-reduce_precision_p = Primitive("reduce_precision")
-
-
-@reduce_precision_p.def_abstract_eval
-def _reduce_precision_abstract_eval(x, exponent_bits, mantissa_bits):
-    if not dtypes.issubdtype(x.dtype, np.floating):
-        raise TypeError("reduce_precision does not accept dtype "
-                        f"{x.dtype.name}. Accepted dtypes are subtypes of floating.")
-    if exponent_bits < 1:
-        raise ValueError(f"exponent_bits argument must be at least 1, got {exponent_bits}")
-    if mantissa_bits < 0:
-        raise ValueError(f"mantissa_bits argument must be at least 0, got {mantissa_bits}")
-    return x
-
-
-def _float_layout(dt):
-    info = dtypes.finfo(dt)
-    return dt.itemsize * 8, int(info.nexp), int(info.nmant)
-
-
-@reduce_precision_p.def_impl
-def _reduce_precision_impl(x, exponent_bits, mantissa_bits):
-    """Round the mantissa to nearest even, then flush exponents outside the
-    reduced range to zero or infinity, working on the bit pattern."""
-    xp = _xp()
-    nbits, src_exp, src_mant = _float_layout(x.dtype)
-    udt = np.dtype(f"u{x.dtype.itemsize}")
-    one = udt.type(1)
-    bits = x.copy().view(udt)
-    if mantissa_bits < src_mant:
-        shift = udt.type(src_mant - mantissa_bits)
-        last_bit = one << shift
-        bias = (last_bit >> one) - one
-        odd = (bits & last_bit) >> shift
-        bits = (bits + odd + bias) & ~(last_bit - one)
-    if exponent_bits < src_exp:
-        sign_mask = one << udt.type(nbits - 1)
-        exp_mask = ((one << udt.type(src_exp)) - one) << udt.type(src_mant)
-        src_bias = (1 << (src_exp - 1)) - 1
-        red_bias = (1 << (exponent_bits - 1)) - 1
-        exponent = bits & exp_mask
-        over = exponent > udt.type((src_bias + red_bias) << src_mant)
-        under = exponent <= udt.type((src_bias - red_bias) << src_mant)
-        signed_zero = bits & sign_mask
-        bits = xp.where(over, signed_zero | exp_mask,
-                        xp.where(under, signed_zero, bits)).astype(udt)
-    out = bits.view(x.dtype)
-    if mantissa_bits > 0:
-        out = xp.where(xp.isnan(x), x, out).astype(x.dtype)
-    return out
-
-
-def _reduce_precision_transpose(ct, x, *, exponent_bits, mantissa_bits):
-    """Treated as linear, as JAX does: tangents and cotangents are rounded
-    the same way (SPEC AD-37)."""
-    return [reduce_precision_p.bind(ct, exponent_bits=exponent_bits,
-                                    mantissa_bits=mantissa_bits)]
-
-
-ad.deflinear(reduce_precision_p, _reduce_precision_transpose)
-# Rounding acts on each element alone (SPEC VMAP-28).
-batching.defvectorized(reduce_precision_p)
-reduce_precision_p.sharding_rule = mesh.elementwise_sharding_rule
-
-
-def reduce_precision(operand, exponent_bits, mantissa_bits):
-    """Round ``operand`` as if to a float with the given exponent and
-    mantissa widths, keeping its dtype (SPEC NP-59)."""
-    return reduce_precision_p.bind(operand, exponent_bits=operator.index(exponent_bits),
-                                   mantissa_bits=operator.index(mantissa_bits))
-
-
-# ---------------------------------------------------------------------------
-# Shape and reduction primitives live in shapes.py and reductions.py, which
-# build on this module; its rules use a few of them (broadcasting,
-# reshaping, summing cotangents), so they are imported last, when the
-# names they need from here exist.
-# ---------------------------------------------------------------------------
 from refjax._src.lax import reductions, shapes  # noqa: E402

@@ -54,6 +54,23 @@ def _positional(axes):
     return tuple(a for a in axes if _is_positional(a))
 
 
+def _hash_names(names):
+    """Every axis name must be hashable: JAX looks names up in sets, so an
+    unhashable one (a dict, a list, an array) raises ``TypeError`` before
+    the name is resolved (SPEC LAX-13, VMAP-78)."""
+    for name in names:
+        hash(name)
+
+
+def _check_operands(x):
+    """The leaves of ``x`` as JAX values, checked before the axis names
+    are: ``psum('abc', 'x')`` is a ``TypeError`` about ``'abc'`` (LAX-13)."""
+    leaves = tree_util.tree_leaves(x)
+    for leaf in leaves:
+        _dtype_of(leaf)
+    return leaves
+
+
 def _check_bound(names, api_name):
     """JAX's error for a name no enclosing transformation binds (VMAP-78)."""
     for name in names:
@@ -145,9 +162,9 @@ def _allreduce_abstract_eval(x, *, axes, axis_index_groups):
     if axis_index_groups is not None and pos:
         raise ValueError("axis_index_groups can only be used with reductions over "
                          f"named axes, but got: {axes}")
-    for a in pos:
-        if not 0 <= a < x.ndim:
-            raise ValueError(f"axes {pos} are out of range for operand of shape {x.shape}")
+    if any(not 0 <= a < x.ndim for a in pos):
+        raise ValueError(f"reduction axes {pos} contains out-of-bounds indices "
+                         f"for {x.str_short()}.")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in pos)
     return ShapedArray(shape, x.dtype)
 
@@ -191,8 +208,10 @@ def _allreduce_batch(prim, if_unmapped, axis_data, vals, dims, *, axes,
         raise NotImplementedError("axis_index_groups not supported in vmap "
                                   "collectives. Please open a feature request!")
     x = batching.moveaxis(x, d, 0)
-    new_axes = tuple(a + 1 if _is_positional(a) else 0 if a == axis_data.name else a
-                     for a in axes)
+    # Negative positional axes are not counted from the end here, as in JAX:
+    # they stay negative and the abstract rule rejects them.
+    new_axes = tuple((a + 1 if a >= 0 else a) if _is_positional(a)
+                     else 0 if a == axis_data.name else a for a in axes)
     out = prim.bind(x, axes=new_axes, axis_index_groups=None)
     return out, (None if here else 0)
 
@@ -254,9 +273,11 @@ def psum(x, axis_name, *, axis_index_groups=None):
     is a tracer the result is computed at once: ``x`` times the axis size
     (a Python number stays a Python number, so ``psum(1, 'i')`` is the
     size)."""
-    axes, groups = _reduce_axes(axis_name, axis_index_groups)
-    if not axes:
+    axes = _as_names(axis_name)
+    if not axes or not _check_operands(x):
         return x
+    _hash_names(axes)
+    axes, groups = _reduce_axes(axis_name, axis_index_groups)
     leaves, tree = tree_util.tree_flatten(x)
     leaves = [lax.convert_element_type(leaf, np.int32)
               if _dtype_of(leaf) == np.bool_ else leaf for leaf in leaves]
@@ -581,6 +602,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not names:
         return x
+    _hash_names(names)
     if _manual(names) and axis_index_groups is None:
         return tree_util.tree_map(
             lambda leaf: _manual_all_gather(leaf, names, axis, tiled), x)
@@ -601,8 +623,9 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
     """``psum`` of ``x`` of which member ``k`` keeps only block ``k`` along
     ``scatter_dimension`` (the ``reduce_scatter`` primitive, SPEC VMAP-75)."""
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    if not names:
+    if not names or not _check_operands(x):
         return x
+    _hash_names(names)
     if _manual(names) and len(names) > 1 and axis_index_groups is None:
         return tree_util.tree_map(
             lambda leaf: _manual_psum_scatter(leaf, names, scatter_dimension, tiled), x)

@@ -271,13 +271,18 @@ def _cumulative(name, classes, impl):
     prim.def_impl(impl_)
 
     def fn(operand, axis=0, reverse=False):
-        # lax axes are never negative: JAX raises rather than wrapping (SPEC LAX-12).
-        if operator.index(axis) < 0:
+        """JAX's order: ``int(axis)`` (``'a'`` is ValueError, ``inf``
+        OverflowError, ``1.5`` is 1), then the operand, then the axis range.
+        lax axes are never negative (SPEC LAX-12); a 0-d operand has an
+        axis 0 in refjax, where JAX raises (SPEC VMAP-25)."""
+        axis = builtins.int(axis)
+        shape = core.get_aval(operand).shape
+        if axis < 0:
             raise ValueError(f"XLA operations do not allow negative axes: lax.{name} "
                              f"got axis={axis}; pass axis % ndim, or use jnp.{name}.")
-        ndim = core.get_aval(operand).ndim
-        return prim.bind(operand, axis=core.canonicalize_axis(axis, builtins.max(ndim, 1)),
-                         reverse=bool(reverse))
+        if axis >= builtins.max(len(shape), 1):
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
+        return prim.bind(operand, axis=axis, reverse=bool(reverse))
     fn.__name__ = name
     fn.__doc__ = f"Cumulative ``{name[3:]}`` along ``axis`` (the ``{name}`` primitive)."
     return prim, fn

@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import core, dtypes, mesh
+from refjax._src import core, mesh
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
@@ -25,7 +25,8 @@ from refjax._src.lax.lax import _all_weak, _check_same_dtypes, _xp
 
 
 def _static_shape(shape, what="shape"):
-    return core.canonicalize_shape(shape)
+    # A 0-d array is no shape to lax, as in JAX (SPEC LAX-14).
+    return core.canonicalize_shape(shape, allow_0d_array=False)
 
 
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
@@ -48,6 +49,7 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
     if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
         raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly "
                         f"increasing; got broadcast_dimensions {broadcast_dimensions}")
+    core.check_array_size(shape, getattr(x.dtype, "itemsize", 1))
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -643,7 +645,8 @@ pad_p = Primitive("pad")
 @pad_p.def_abstract_eval
 def _pad_abstract_eval(x, padding_value, padding_config):
     if padding_value.shape != ():
-        raise TypeError(f"padding_value must be a scalar; got {padding_value.shape}")
+        raise ValueError("padding_value must be a scalar; got "
+                         f"np.shape(padding_value)={padding_value.shape}")
     if padding_value.dtype != x.dtype:
         raise TypeError("lax.pad requires arguments to have the same dtypes, got "
                         f"{x.dtype.name}, {padding_value.dtype.name}.")
@@ -913,20 +916,25 @@ iota_p.not_supported("batch", "no operands: iota takes no inputs, so it is never
                      "batched; JAX defines no batching rule for iota either")
 
 
-def iota(dtype, size, out_sharding=None):
-    """``[0, 1, ..., size-1]`` of ``dtype``."""
+def iota(dtype, size):
+    """``[0, 1, ..., size-1]`` of ``dtype`` (no ``out_sharding``, as in JAX)."""
     return broadcasted_iota(dtype, (size,), 0)
 
 
-def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
-    """An iota along ``dimension`` of an array of ``shape``."""
-    dtype = dtypes.canonicalize_dtype(dtypes.to_dtype(dtype))
-    shape = tuple(operator.index(d) for d in shape)
-    if builtins.any(d < 0 for d in shape):
-        raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
-    return iota_p.bind(dtype=dtype, shape=shape,
-                       dimension=core.canonicalize_axis(dimension, len(shape)),
-                       sharding=None)
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
+    """An iota along ``dimension`` of an array of ``shape`` (SPEC LAX-12).
+
+    The dtype is required; ``dimension`` is read with ``int()`` (``True``
+    is 1, ``1.5`` is 1) and is not counted from the end: it must lie in
+    ``[0, len(shape))`` (``ValueError``), as in JAX."""
+    dtype = lax.required_dtype(dtype, "broadcasted_iota")
+    shape = core.canonicalize_shape(shape, op="iota")
+    dimension = builtins.int(dimension)
+    lax.check_out_sharding(out_sharding, "broadcasted_iota")
+    if not 0 <= dimension < len(shape):
+        raise ValueError("iota dimension must be between 0 and len(shape), got "
+                         f"{dimension=} for {shape=}")
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=None)
 
 
 copy_p = Primitive("copy")

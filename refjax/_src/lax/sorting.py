@@ -69,11 +69,37 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     operands = [operand] if single else list(operand)
     if not operands:
         raise TypeError("Sort requires at least one operand")
-    ndim = core.get_aval(operands[0]).ndim
+    _check_num_keys(num_keys, len(operands), single)
+    avals = [core.get_aval(o) for o in operands]
+    _check_not_keys(avals, dimension)
+    ndim = avals[0].ndim
+    # refjax sorts a rank-0 operand (the identity), where JAX raises (VMAP-26).
     dim = core.canonicalize_axis(dimension, builtins.max(ndim, 1))
     out = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable),
-                      num_keys=operator.index(num_keys))
+                      num_keys=1 if single else operator.index(num_keys))
     return out[0] if single else tuple(out)
+
+
+def _check_not_keys(avals, dimension):
+    """PRNG keys have no order.  As in JAX, a rank-0 key fails on the axis
+    first (``ValueError``), a key array on its dtype (``TypeError``)
+    (SPEC LAX-12)."""
+    for i, aval in enumerate(avals):
+        if dtypes.is_extended(aval.dtype):
+            if aval.ndim == 0:
+                core.canonicalize_axis(dimension, 0)
+            raise TypeError(f"sort does not accept dtype {aval.dtype} at position {i}. "
+                            f"Sort numbers, or the key data (jax.random.key_data).")
+
+
+def _check_num_keys(num_keys, n, single):
+    """``num_keys`` is checked before the dimension, with JAX's wording
+    (a NaN fails the comparison: ``ValueError``) (SPEC LAX-12)."""
+    if single:
+        if num_keys != 1:
+            raise ValueError(f"{num_keys=} must equal 1 for a single operand.")
+    elif not 1 <= num_keys <= n:
+        raise ValueError(f"{num_keys=} must be between 1 and len(operand)={n}")
 
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):

@@ -26,6 +26,7 @@ import numpy as np
 from refjax._src import core, dtypes
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.lax import gather_scatter, lax, shapes
+from refjax._src.numpy import util
 
 # The jax.numpy namespace, bound by install() once every module is loaded.
 _jnp = None
@@ -246,6 +247,7 @@ def _repeat(self, repeats, axis=None, *, total_repeat_length=None):
 
 def _reshape(self, *args, order="C"):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+    util.check_method_order(order)
     shape = args[0] if len(args) == 1 else args
     return _jnp.reshape(self, shape, order=order)
 

@@ -49,6 +49,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     One ``dot_general`` with ``preferred_element_type`` set to the promoted
     dtype, so mixed operand dtypes need no conversion (SPEC NP-47).
     """
+    lax.check_out_sharding(out_sharding, "dot_general")
     a, b = _ensure("dot", a, b)
     pet, weak = _result_dtype("dot", preferred_element_type, a, b)
     an, bn = _aval(a).ndim, _aval(b).ndim
@@ -70,6 +71,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     operand and become free axes of the other; equal batch axes become
     ``dot_general`` batch dimensions; a transpose restores NumPy's order.
     """
+    lax.check_out_sharding(out_sharding, "dot_general")
     a, b = _ensure("matmul", a, b)
     for i, x in enumerate((a, b)):
         if _aval(x).ndim < 1:
@@ -193,6 +195,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
     """Sum over the given axes: an int (last ``axes`` of ``a`` with first of
     ``b``), a pair of ints, or a pair of axis sequences."""
+    lax.check_out_sharding(out_sharding, "dot_general")
     a, b = _ensure("tensordot", a, b)
     an, bn = _aval(a).ndim, _aval(b).ndim
     pet, weak = _result_dtype("tensordot", preferred_element_type, a, b)
@@ -290,6 +293,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     are summed first, repeated labels are taken on their diagonal); the
     result has the promoted dtype of all operands.
     """
+    lax.check_out_sharding(out_sharding, "einsum")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
@@ -578,7 +582,18 @@ def tri(N, M=None, k=0, dtype=None):
     dt = np.dtype(np.float32) if dtype is None else dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(dtype, "tri"))
     M = N if M is None else M
-    return lax.convert_element_type(_tri_bool(N, M, k), dt)
+    return lax.convert_element_type(_tri_bool(N, M, _tri_offset(k)), dt)
+
+
+def _tri_offset(k):
+    """``tri``'s diagonal offset must be an integer: a bool, a float or a
+    string is JAX's TypeError (SPEC NP-52, NP-72)."""
+    dt = getattr(k, "dtype", None)
+    if dt is None and not isinstance(k, bool):
+        return operator.index(k)
+    if not (isinstance(dt, np.dtype) and dtypes.issubdtype(dt, np.integer)):
+        raise TypeError(f"offset must be an integer, got {k!r}")
+    return k
 
 
 def _tri_bool(n, m, k):

@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core, dtypes, placement
+from refjax._src import core, dispatch, dtypes, placement
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
 from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers use it
@@ -132,6 +132,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     A tracer is copied (the ``copy`` primitive) unless ``copy=False``; a
     list holding tracers is stacked with ``concatenate`` (SPEC NP-30).
     """
+    _check_order(order)
+    ndmin = _check_ndmin(ndmin)
     if _holds_tracer(object):
         return _traced_array(object, dtype, copy, ndmin)
     if isinstance(object, Array) and dtypes.is_extended(object.dtype):
@@ -146,6 +148,22 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     if ndmin > host.ndim:
         host = host.reshape((1,) * (ndmin - host.ndim) + host.shape)
     return _make(host, dt, weak)
+
+
+def _check_ndmin(ndmin):
+    """``ndmin`` is one integer; several values have no truth value (JAX's
+    ValueError), a float or a 1-element array is NumPy's TypeError (SPEC NP-72)."""
+    if np.ndim(ndmin) > 0 and np.size(ndmin) > 1:
+        raise ValueError("The truth value of an array with more than one element "
+                         "is ambiguous: ndmin must be one integer.")
+    return operator.index(ndmin)
+
+
+def _check_order(order):
+    """JAX arrays have no memory layout to choose: ``order`` other than
+    ``None`` or ``'K'`` is NotImplementedError, as in JAX (SPEC NP-72)."""
+    if order is not None and not (isinstance(order, str) and order == "K"):
+        raise NotImplementedError("Only implemented for order='K'")
 
 
 def _key_array(keys, dtype, copy):
@@ -209,8 +227,17 @@ def _to_requested(obj, dt):
                 type(v) in (bool, int) for v in _leaves(obj)):
             return np.asarray(obj, dtype=dt)
         return _cast_host(np.asarray(obj), dt)
+    if any(_is_text(v) for v in _leaves(obj)):
+        # Text is parsed into the requested dtype ('1.5' -> 1.5); text that
+        # is no number is NumPy's ValueError, as in JAX (SPEC NP-72).
+        return np.asarray(_replace_arrays(obj), dtype=dt)
     host, _, _ = _infer(obj)
     return _cast_host(host, dt)
+
+
+def _is_text(leaf):
+    return isinstance(leaf, (str, bytes)) or (
+        isinstance(leaf, np.ndarray) and leaf.dtype.kind in "US")
 
 
 def _python_scalars_only(obj):
@@ -220,6 +247,7 @@ def _python_scalars_only(obj):
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """Like ``array`` but returns ``a`` itself when nothing needs to change
     (for a tracer: no equation at all, SPEC NP-30)."""
+    _check_order(order)
     if isinstance(a, core.Tracer) or (isinstance(a, (list, tuple)) and _holds_tracer(a)):
         return _traced_array(a, dtype, bool(copy), 0)
     if dtype is None:
@@ -252,8 +280,11 @@ def _filled(shape, value, dt, weak=False):
     if _staging():
         return _lax_full(shape, value, dt, weak)
     xp = _backend.get().xp
-    buf = xp.full(shape, value, dtype=dt) if dt not in _ml else \
-        xp.full(shape, value, dtype=np.float32).astype(dt)
+    try:
+        buf = xp.full(shape, value, dtype=dt) if dt not in _ml else \
+            xp.full(shape, value, dtype=np.float32).astype(dt)
+    except MemoryError as e:
+        raise dispatch.out_of_memory(e) from None
     return ArrayImpl(freeze(buf), dt, weak)
 
 

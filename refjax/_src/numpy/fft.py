@@ -54,6 +54,8 @@ def _resize(a, axis, n):
 
 
 def _axes_and_lengths(a, s, axes, fft_type):
+    if s is not None:
+        s = [operator.index(n) for n in s]   # lengths before axes, as JAX
     if axes is None:
         axes = tuple(range(a.ndim)) if s is None else tuple(range(-len(s), 0))
     axes = tuple(core.canonicalize_axis(operator.index(ax), a.ndim) for ax in axes)
@@ -86,9 +88,12 @@ def _scale(out, norm, lengths, inverse):
 
 
 def _fftn(func_name, fft_type, a, s, axes, norm):
-    _check_norm(norm)
-    a = _promote(func_name, a, fft_type)
+    # JAX's order: the input is an array, then the lengths and axes, then
+    # its dtype, then ``norm`` (SPEC NP-72).
+    a = util.ensure_arraylike(func_name, a)
     axes, lengths = _axes_and_lengths(a, s, axes, fft_type)
+    a = _promote(func_name, a, fft_type)
+    _check_norm(norm)
     last = len(axes) - 1
     for i, (ax, n) in enumerate(zip(axes, lengths)):
         # The half spectrum of IRFFT's last axis holds n // 2 + 1 bins.
@@ -102,7 +107,19 @@ def _fftn(func_name, fft_type, a, s, axes, norm):
 
 
 def _one_axis(func_name, fft_type, a, n, axis, norm):
-    return _fftn(func_name, fft_type, a, None if n is None else [n], [axis], norm)
+    """A 1-D transform along ``axis``; ``axis=None`` means the N-D transform's
+    default axes, as in JAX (all of them, or the last when ``n`` is given)."""
+    _check_one_axis(func_name, axis)
+    return _fftn(func_name, fft_type, a, None if n is None else [n],
+                 None if axis is None else [axis], norm)
+
+
+def _check_one_axis(func_name, axis):
+    """A 1-D transform takes one axis: a sequence is a ValueError naming the
+    N-D function to use instead (SPEC NP-72)."""
+    if isinstance(axis, (tuple, list)) or np.ndim(axis) > 0:
+        raise ValueError(f"jax.numpy.fft.{func_name} does not support multiple axes. "
+                         f"Please use jax.numpy.fft.{func_name}n. Got axis = {axis}.")
 
 
 def fft(a, n=None, axis=-1, norm=None):
@@ -131,16 +148,29 @@ def hfft(a, n=None, axis=-1, norm=None):
     a = _promote("hfft", a, FftType.FFT)
     swapped = {None: "forward", "backward": "forward", "forward": "backward",
                "ortho": "ortho"}
-    _check_norm(norm)
+    _check_hermitian_args("hfft", a, n, axis, norm)
     return irfft(lax.conj(a), n, axis, swapped[norm])
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
     """The inverse of ``hfft``: the conjugate of a forward-scaled ``rfft`` (SPEC NP-70)."""
+    a = util.ensure_arraylike("ihfft", a)
     swapped = {None: "forward", "backward": "forward", "forward": "backward",
                "ortho": "ortho"}
-    _check_norm(norm)
+    _check_hermitian_args("ihfft", a, n, axis, norm)
     return lax.conj(rfft(a, n, axis, swapped[norm]))
+
+
+def _check_hermitian_args(func_name, a, n, axis, norm):
+    """``hfft``/``ihfft`` check that one axis is given, then ``n``, then the
+    axis (an integer axis of ``a``), then ``norm``, JAX's order (SPEC NP-72)."""
+    _check_one_axis(func_name, axis)
+    if n is not None:
+        operator.index(n)
+    if axis is None:
+        raise TypeError(f"jax.numpy.fft.{func_name} needs an integer axis, got None.")
+    core.canonicalize_axis(operator.index(axis), np.ndim(a))
+    _check_norm(norm)
 
 
 def fftn(a, s=None, axes=None, norm=None):
@@ -165,6 +195,10 @@ def _two_axes(func_name, axes):
     int is a TypeError, checked before ``norm``, as in JAX (SPEC NP-71)."""
     if axes is None or not hasattr(axes, "__len__"):
         raise TypeError(f"jnp.fft.{func_name} needs a sequence of two axes, got {axes!r}.")
+    if len(axes) != 2:
+        raise ValueError(f"jax.numpy.fft.{func_name} only supports 2 axes. "
+                         f"Got axes = {axes!r}; use jax.numpy.fft.{func_name[:-1]}n "
+                         "for other numbers of axes.")
     return axes
 
 
@@ -186,15 +220,31 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies ``[0, 1, ..., -1] / (d * n)``, default float (SPEC NP-70)."""
-    n = operator.index(n)
+    n = _frequency_count("fftfreq", n)
     k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
     return _frequencies(k, n, d, dtype)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The non-negative frequencies of ``rfft`` (SPEC NP-70)."""
-    n = operator.index(n)
+    n = _frequency_count("rfftfreq", n)
     return _frequencies(np.arange(n // 2 + 1), n, d, dtype)
+
+
+def _frequency_count(name, n):
+    """The ``n`` of ``fftfreq``/``rfftfreq`` as a Python int (SPEC NP-72).
+
+    A sequence or array is JAX's ValueError; a whole-number float
+    (``1.0``) counts as that int, as JAX accepts it; NaN and infinity fail
+    as ``int()`` does (ValueError, OverflowError).
+    """
+    if np.ndim(n) != 0 or isinstance(n, (complex, np.complexfloating)):
+        shown = n.tolist() if hasattr(n, "tolist") else n
+        raise ValueError(f"The n argument of jax.numpy.fft.{name} only takes an "
+                         f"int. Got n = {shown}.")
+    if isinstance(n, (float, np.floating)) and (not np.isfinite(n) or float(n).is_integer()):
+        return int(n)
+    return operator.index(n)
 
 
 def _frequencies(k, n, d, dtype):

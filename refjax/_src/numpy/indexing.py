@@ -129,7 +129,13 @@ def _sequence_index_type(seq):
     """A nested sequence inside an index tuple is read as an array."""
     if not seq:
         return IndexType.ARRAY
-    dt = creation.asarray(seq).dtype
+    try:
+        dt = creation.asarray(seq).dtype
+    except ValueError:
+        # JAX stacks the rows and fails on their lengths: a TypeError (IDX-38).
+        raise TypeError(f"Index entry {seq!r} is a ragged sequence: its rows have "
+                        "different lengths. Use a rectangular nested list or an "
+                        "integer array.") from None
     if dt == np.bool_:
         return IndexType.BOOLEAN
     if dtypes.issubdtype(dt, np.integer):
@@ -556,6 +562,10 @@ def _index_to_gather(parsed, shape, normalize_indices=True):
             st.gather_slice_shape.append(1)
             continue
         if p.typ in (IndexType.INTEGER, IndexType.ARRAY):   # scalar
+            if type(p.index) is int:
+                # A Python int that cannot be an index is an overflow, even
+                # on an empty axis (SPEC IDX-38, DT-8).
+                dtypes.check_python_int(p.index, index_dtype)
             if shape[st.x_axis] == 0:
                 raise IndexError(f"index is out of bounds for axis {st.x_axis} with size 0")
             st.columns.append((lax.convert_element_type(p.index, index_dtype),
@@ -687,6 +697,7 @@ def scatter_update(x, index, y, scatter_op, *, indices_are_sorted=False,
     ``FutureWarning``, SPEC IDX-23).
     """
     x = creation.asarray(x)
+    _reject_dtype_name_update(y)
     info = np.iinfo(x.dtype) if dtypes.issubdtype(x.dtype, np.integer) else None
     if isinstance(y, int) and not isinstance(y, bool) and info is not None \
             and info.min <= y <= info.max:
@@ -717,12 +728,31 @@ def scatter_update(x, index, y, scatter_op, *, indices_are_sorted=False,
         update_window_dims=plan.dnums.offset_dims,
         inserted_window_dims=plan.dnums.collapsed_slice_dims,
         scatter_dims_to_operand_dims=plan.dnums.start_index_map)
-    out = scatter_op(x, plan.indices, y, dnums,
-                     indices_are_sorted=plan.indices_are_sorted or indices_are_sorted,
-                     unique_indices=plan.unique_indices or unique_indices, mode=mode)
+    indices_are_sorted = plan.indices_are_sorted or indices_are_sorted
+    unique_indices = plan.unique_indices or unique_indices
+    # The flags become scatter parameters, which must hash (SPEC IDX-38).
+    util.check_hashable_params(indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices)
+    out = scatter_op(x, plan.indices, y, dnums, indices_are_sorted=indices_are_sorted,
+                     unique_indices=unique_indices, mode=mode)
     if plan.scalar_bool_dims:
         out = lax_shapes.squeeze(out, plan.scalar_bool_dims)
     return lax._convert_element_type(out, dtype, weak_type)
+
+
+def _reject_dtype_name_update(y):
+    """An update given as the name of a dtype (``'float32'``) is read, as in
+    JAX, as a value of that dtype, and the text is no number: NumPy's
+    ValueError (SPEC IDX-38).  Other strings are the TypeError of a value
+    that is no array."""
+    if not isinstance(y, str):
+        return
+    try:
+        named = dtypes.to_dtype(y)
+    except TypeError:
+        return
+    if dtypes.is_valid_jax_dtype(named):
+        creation.asarray(y, dtype=named)
 
 
 def _broadcast_updates(y, shape):

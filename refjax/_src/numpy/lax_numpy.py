@@ -16,6 +16,7 @@ The functions JAX builds on ``gather`` and ``scatter`` (``take``,
 and ``.at[]`` where JAX does (SPEC IDX-26 .. IDX-29).
 """
 import builtins
+import collections.abc
 import math
 import operator
 import warnings
@@ -66,10 +67,18 @@ def _canonicalize_axis(axis, ndim):
 
 
 def _axis_tuple(axis):
-    """An int or a sequence of ints as a tuple of ints."""
+    """An int, or any iterable of ints (a dict gives its keys, ``''`` no
+    axes, as in JAX), as a tuple of ints (SPEC NP-35, NP-72).  Arrays must be
+    0-d integers."""
     if isinstance(axis, (tuple, list)):
         return tuple(operator.index(a) for a in axis)
-    return (operator.index(axis),)
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        if isinstance(axis, (Array, core.Tracer, np.ndarray)) or not isinstance(
+                axis, collections.abc.Iterable):
+            raise
+    return tuple(operator.index(a) for a in axis)
 
 
 def _static_int(value, context):
@@ -136,7 +145,9 @@ def size(a, axis=None):
     sh = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
     if axis is None:
         return math.prod(sh)
-    return math.prod(sh[_canonicalize_axis(ax, len(sh))] for ax in _axis_tuple(axis))
+    # Only a tuple or list is several axes here (a dict or set is a TypeError).
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    return math.prod(sh[_canonicalize_axis(operator.index(ax), len(sh))] for ax in axes)
 
 
 def isscalar(element):
@@ -152,13 +163,20 @@ def isscalar(element):
 
 
 def iscomplexobj(x):
-    """Whether ``x`` has a complex dtype (lists are inspected)."""
-    if x is None:
+    """Whether ``x`` has a complex dtype (SPEC NP-42, NP-72).
+
+    ``None``, strings and Python scalars are answered from their type; any
+    other object without a ``dtype`` is converted as ``jnp.asarray`` would,
+    so what cannot be an array (a ragged list, ``...``, a dict) raises that
+    conversion's error (``[]`` is an empty float array: not complex).
+    """
+    if x is None or isinstance(x, str):
         return False
+    if isinstance(x, (bool, int, float, complex)):
+        return isinstance(x, complex)
     dt = getattr(x, "dtype", None)
     if dt is None:
-        dt = dtypes.result_type(*creation._leaves(x)) if isinstance(
-            x, (list, tuple)) else np.asarray(x).dtype
+        dt = creation.asarray(x).dtype
     return dtypes.issubdtype(dt, np.complexfloating)
 
 
@@ -168,6 +186,7 @@ def isrealobj(x):
 
 def copy(a, order=None):
     """A copy of ``a`` (the ``copy`` primitive under tracing)."""
+    creation._check_order(order)   # before ``a``, as JAX (SPEC NP-72)
     util.check_arraylike("copy", a)
     return creation.array(a, copy=True, order=order)
 
@@ -176,17 +195,30 @@ def copy(a, order=None):
 # Reshaping and transposing (SPEC NP-34, NP-35)
 # ---------------------------------------------------------------------------
 
-def _compute_newshape(arr_shape, newshape):
-    """Resolve one ``-1`` entry of ``newshape`` against ``arr_shape``."""
-    if isinstance(newshape, (list, tuple)):
-        dims = tuple(newshape)
-    else:
-        dims = (newshape,)
+def _index_or_iterable(value):
+    """``(int,)`` of an integer, else the integers ``value`` iterates over
+    (TypeError for a string or a non-integer entry)."""
     try:
-        dims = tuple(operator.index(d) for d in dims)
+        return (operator.index(value),)
+    except TypeError:
+        if isinstance(value, (str, bytes)):
+            raise
+    return tuple(operator.index(d) for d in value)
+
+
+def _compute_newshape(arr_shape, newshape):
+    """Resolve one ``-1`` entry of ``newshape`` against ``arr_shape``.
+
+    ``newshape`` is an integer or any iterable of integers (a 1-d integer
+    array too, as in JAX) (SPEC NP-34, NP-72)."""
+    try:
+        if isinstance(newshape, (list, tuple)):
+            dims = tuple(operator.index(d) for d in newshape)
+        else:
+            dims = _index_or_iterable(newshape)
     except TypeError:
         raise TypeError("Shapes must be 1D sequences of concrete values of integer "
-                        f"type, got {dims}.") from None
+                        f"type, got {newshape}.") from None
     total = math.prod(arr_shape)
     if dims.count(-1) > 1:
         raise TypeError("can only specify one unknown axis size with a `-1` value, "
@@ -214,27 +246,36 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     """
     util.check_arraylike("reshape", a)
     a = creation.asarray(a)
-    dims = _compute_newshape(_aval(a).shape, shape)
     if isinstance(order, (Array, core.Tracer, np.ndarray)):
         # An array is not even compared with the names (JAX's TypeError).
         raise TypeError(f"order must be str, not {type(order).__name__}")
-    if order == "C":
-        return lax_shapes.reshape(a, dims)
-    if order == "F":
-        nd = _aval(a).ndim
-        out = lax_shapes.reshape(a, dims[::-1], tuple(range(nd - 1, -1, -1)))
-        return lax_shapes.transpose(out, tuple(range(len(dims) - 1, -1, -1)))
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    dims = _compute_newshape(_aval(a).shape, shape)
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
-    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+    if order not in ("C", "F"):
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+    # ``out_sharding`` after ``order``, JAX's order (SPEC NP-72).
+    util.check_hashable_params(out_sharding=out_sharding)
+    lax.check_out_sharding(out_sharding, "reshape")
+    if order == "C":
+        return lax_shapes.reshape(a, dims)
+    nd = _aval(a).ndim
+    out = lax_shapes.reshape(a, dims[::-1], tuple(range(nd - 1, -1, -1)))
+    return lax_shapes.transpose(out, tuple(range(len(dims) - 1, -1, -1)))
 
 
 def ravel(a, order="C", *, out_sharding=None):
-    """``a`` flattened to one dimension, in C or Fortran order."""
+    """``a`` flattened to one dimension, in C or Fortran order.  ``order``
+    and ``out_sharding`` are static: unhashable ones are JAX's ValueError
+    (SPEC NP-72)."""
     a, = _ensure("ravel", a)
+    util.check_static(order, out_sharding)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
-    return reshape(a, (_aval(a).size,), order)
+    util.check_method_order(order)
+    return reshape(a, (_aval(a).size,), order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):
@@ -262,8 +303,16 @@ def matrix_transpose(x, /):
 
 
 def swapaxes(a, axis1, axis2):
-    """Interchange two axes (one ``transpose``)."""
+    """Interchange two axes (one ``transpose``) (SPEC NP-35, NP-72).
+
+    The axes are static: an unhashable one is JAX's ValueError before
+    anything else looks at it.  Two ``None`` axes swap nothing (JAX returns
+    ``a`` unchanged).
+    """
     a, = _ensure("swapaxes", a)
+    util.check_static(axis1, axis2)
+    if axis1 is None and axis2 is None:
+        return a
     nd = _aval(a).ndim
     perm = list(range(nd))
     if np.ndim(axis1) or np.ndim(axis2):    # JAX's class for a sequence
@@ -366,9 +415,22 @@ def broadcast_shapes(*shapes):
     TypeError, a negative size too (SPEC NP-71)."""
     if not shapes:
         return ()
-    shapes = [_static_shape((s,) if np.ndim(s) == 0 and not isinstance(s, str) else s)
-              for s in shapes]
-    return _broadcast_shapes(shapes)
+    shapes = [(s,) if np.ndim(s) == 0 and not isinstance(s, str) else s for s in shapes]
+    dims = _broadcast_shapes([_static_shape(s) for s in shapes])
+    return _sizes_as_given(dims, [tuple(s) for s in shapes])
+
+
+def _sizes_as_given(dims, shapes):
+    """Each broadcast size as the caller gave it: a size given as a 0-d
+    array (``broadcast_shapes(jnp.arange(3))``) comes back as that array, as
+    in JAX; Python ints stay ints (SPEC NP-72)."""
+    rank = len(dims)
+    out = []
+    for i, d in enumerate(dims):
+        given = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        size = next((g for g in given if operator.index(g) == d), d)
+        out.append(d if isinstance(size, int) else size)
+    return tuple(out)
 
 
 def _static_shape(shape):
@@ -417,6 +479,8 @@ def _broadcast_arrays(*args):
 def broadcast_to(array, shape, *, out_sharding=None):
     """``array`` broadcast to ``shape`` with NumPy's rules."""
     array, = _ensure("broadcast_to", array)
+    util.check_hashable_params(out_sharding=out_sharding)
+    lax.check_out_sharding(out_sharding, "jnp.broadcast_to")
     shape_ = creation.canonicalize_shape(shape)
     aval = _aval(array)
     if len(shape_) < aval.ndim:

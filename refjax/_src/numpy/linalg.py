@@ -65,6 +65,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     default, or None), inf / -inf (largest / smallest magnitude), 0 (count
     of non-zeros), 1, or any other number ``p`` as ``sum(|x|^p)^(1/p)``
     (SPEC NP-60)."""
+    util.check_jit_arrays("jnp.linalg.vector_norm", x)
+    util.check_static(keepdims)
     x = util.ensure_arraylike("jnp.linalg.vector_norm", x)
     if ord is None or _is_number(ord, 2):
         return _sum_of_squares_root(x, axis, keepdims)
@@ -133,6 +135,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     and ``ord=None`` the 2-norm of all entries of an array of any rank;
     with ``axis=None`` and an ``ord``, the array must be 1-d or 2-d
     (SPEC NP-60, NP-61)."""
+    util.check_jit_arrays("jnp.linalg.norm", x)
+    util.check_static(ord, axis, keepdims)
     x = _inexact("jnp.linalg.norm", x)
     ndim = len(_shape(x))
     if axis is None:
@@ -170,6 +174,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False,
     """``SVDResult(U, S, Vh)`` with ``a == U[..., :k] * S @ Vh[..., :k, :]``
     and ``S`` descending, or ``S`` alone when not ``compute_uv``.  With
     ``hermitian`` the factors come from ``eigh`` (SPEC NP-62)."""
+    util.check_jit_arrays("jnp.linalg.svd", a)
+    util.check_static(full_matrices, compute_uv, hermitian, subset_by_index)
     a = _inexact("jnp.linalg.svd", a)
     if hermitian:
         return _hermitian_svd(a, compute_uv)
@@ -203,6 +209,8 @@ def svdvals(x, /):
 def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):
     """Number of singular values above ``rtol`` (default: the largest
     times ``max(M, N) * eps``); nonzero-ness for rank < 2 (SPEC NP-62)."""
+    util.check_jit_arrays("jnp.linalg.matrix_rank", M, rtol, tol)
+    util.check_static(hermitian)
     M = util.ensure_arraylike("jnp.linalg.matrix_rank", M)
     if tol is not None:
         if rtol is not None:
@@ -230,6 +238,8 @@ def _check_uplo(UPLO):
 def eigh(a, UPLO=None, symmetrize_input=True):
     """``EighResult(eigenvalues, eigenvectors)`` of Hermitian matrices,
     eigenvalues ascending, eigenvectors as columns (SPEC NP-65)."""
+    util.check_jit_arrays("jnp.linalg.eigh", a)
+    util.check_static(UPLO, symmetrize_input)
     a = _inexact("jnp.linalg.eigh", a)
     lower = _check_uplo(UPLO)
     v, w = lax_linalg.eigh(a, lower=lower, symmetrize_input=symmetrize_input)
@@ -249,6 +259,8 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
 def cholesky(a, *, upper=False, symmetrize_input=True):
     """Lower (or, with ``upper``, upper) Cholesky factor; NaNs for a
     matrix that is not positive definite (SPEC NP-64)."""
+    util.check_jit_arrays("jnp.linalg.cholesky", a)
+    util.check_static(upper, symmetrize_input)
     a = _inexact("jnp.linalg.cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return _H(L) if upper else L

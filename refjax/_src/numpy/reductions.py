@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, tree_util
 from refjax._src.api import jit
 from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.lax import lax
@@ -30,10 +30,25 @@ from refjax._src.numpy import ufuncs, util
 from refjax._src.numpy.util import _where, check_where
 
 
-def _reject_out(name, out):
-    """JAX arrays are immutable: ``out=`` is refused (SPEC NP-5)."""
-    if out is not None:
-        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+def _reject_out(name, out, traced=False):
+    """JAX arrays are immutable: ``out=`` is refused (SPEC NP-5).
+
+    Where JAX passes ``out`` to its jitted kernel as an array argument
+    (``traced``), a value that is no array at all (a slice, a string) is the
+    TypeError of that argument first, as in JAX (SPEC NP-72).
+    """
+    if out is None:
+        return
+    if traced and not (hasattr(out, "shape") and hasattr(out, "dtype")):
+        try:
+            for leaf in tree_util.tree_leaves(out):     # a pytree argument
+                core.get_aval(leaf)
+        except TypeError:
+            raise TypeError(
+                f"Error interpreting argument `out` to jnp.{name} as an abstract "
+                f"array. The problematic value is of type {type(out)}; `out` must "
+                "be left as None (JAX arrays are immutable: use the result).") from None
+    raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "average",
@@ -106,7 +121,10 @@ def _reduction_dims(a, axis):
 def _canonical_axis_tuple(a, axis):
     """Canonical axes; duplicates are ``ValueError: repeated axis: ...``."""
     axes = axis if isinstance(axis, tuple) else (axis,)
-    canon = tuple(core.canonicalize_axis(x, _ndim(a)) for x in axes)
+    # ``None`` is an empty pytree to JAX's jit, not a bad array: its axes
+    # are those of a 0-d value (SPEC NP-72).
+    ndim = 0 if a is None else _ndim(a)
+    canon = tuple(core.canonicalize_axis(x, ndim) for x in axes)
     if len(set(canon)) != len(canon):
         raise ValueError(f"repeated axis: {axis}")
     return canon
@@ -176,8 +194,8 @@ def _reduction(a, name, monoid, init_val, *, has_identity=True, preproc=None,
     ``initial``; restore reduced axes for ``keepdims``; convert to the result
     dtype.
     """
-    if out is not None:
-        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    _reject_out(name, out, traced=True)
+    util.check_static(dtype, keepdims, promote_integers)   # before the body, as jit
     a = util.ensure_arraylike(name, a)
     where_ = check_where(name, where_)
     if initial is None and not has_identity and where_ is not None:
@@ -386,7 +404,8 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
           upcast_f16_for_computation=True, where=None):
     a = util.ensure_arraylike("mean", a)
     where = check_where("mean", where)
-    _reject_out("mean", out)
+    _reject_out("mean", out, traced=True)
+    util.check_static(dtype, keepdims)
     if dtype is None:
         result_dtype = util.to_inexact_dtype(_dtype(a))
     else:
@@ -411,6 +430,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 
 def _average(a, axis=None, weights=None, returned=False, keepdims=False):
+    util.check_static(returned, keepdims)
     axis_tuple = None if axis is None else _canonical_axis_tuple(a, axis)
     if weights is None:
         a = util.ensure_arraylike("average", a)

@@ -152,13 +152,13 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     of all pairs (JAX's 'compare_all'), in a total order where -0.0 == 0.0
     and NaNs sort last.
     """
+    args = (a, v) if sorter is None else (a, v, sorter)
+    util.check_arraylike("searchsorted", *args)   # before side and method (NP-72)
     if side not in ("left", "right"):
         raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
     methods = ["compare_all", "scan", "scan_unrolled", "sort"]
     if method not in methods:
         raise ValueError(f"invalid argument method={method!r}, expected one of {methods}")
-    args = (a, v) if sorter is None else (a, v, sorter)
-    util.check_arraylike("searchsorted", *args)
     return _searchsorted(*args, side=side, method=method)
 
 

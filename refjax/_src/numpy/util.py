@@ -15,8 +15,9 @@ import warnings
 
 import numpy as np
 
+from refjax._src import api
 from refjax._src import config as _config
-from refjax._src import core, dtypes
+from refjax._src import core, dtypes, tree_util
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.core import Tracer
 from refjax._src.lax import lax
@@ -28,6 +29,52 @@ _SCALAR_TYPES = core._SCALAR_TYPES
 # ---------------------------------------------------------------------------
 # Checking arguments
 # ---------------------------------------------------------------------------
+
+def check_jit_arrays(fun_name, *args):
+    """The array arguments of a function JAX runs under jit are read before
+    its static ones are hashed: a leaf that is no JAX value (``...``, a
+    string) is that TypeError first (SPEC NP-72).  An empty list passes, as
+    an empty pytree does in JAX."""
+    for arg in args:
+        for leaf in tree_util.tree_leaves(arg):
+            if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+                continue
+            try:
+                core.get_aval(leaf)
+            except TypeError:
+                raise TypeError(
+                    f"Error interpreting argument to {fun_name} as an abstract array. "
+                    f"The problematic value is of type {type(leaf)}; pass an array "
+                    "or a Python scalar.") from None
+
+
+def check_static(*values):
+    """Hash the static arguments of a ``jax.numpy`` function (flags, modes,
+    ``keepdims``) as JAX's jit does: an unhashable one (a list, an array) is
+    JAX's ValueError "Non-hashable static arguments are not supported"
+    (SPEC NP-72)."""
+    for value in values:
+        api._Static(value)
+
+
+def check_hashable_params(**params):
+    """Parameters that end up on a primitive (``out_sharding``,
+    ``unique_indices``) must be hashable; an unhashable one is a TypeError,
+    JAX's class (SPEC NP-72, IDX-38)."""
+    for name, value in params.items():
+        try:
+            hash(value)
+        except TypeError as e:
+            raise TypeError(f"{e}: the {name} argument must be a hashable value "
+                            f"(got {value!r}).") from None
+
+
+def check_method_order(order):
+    """``ravel`` and the ``x.reshape`` method word a bad ``order`` as NumPy's
+    ValueError, before anything else (SPEC NP-72)."""
+    if not (isinstance(order, str) and order in ("C", "F", "A")):
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
 
 def check_arraylike(fun_name, *args):
     """TypeError naming ``fun_name`` for a non-array argument (lists included)."""
@@ -170,7 +217,10 @@ _WIDE_INTS = (np.dtype(np.int64), np.dtype(np.uint64))
 
 def to_inexact_dtype(dtype):
     """``dtype`` if inexact; 64-bit integers become float64 and every other
-    integer or bool float32, whatever ``jax_enable_x64`` says (SPEC NP-2)."""
+    integer or bool float32, whatever ``jax_enable_x64`` says (SPEC NP-2).
+    A PRNG key dtype has no inexact counterpart: TypeError (SPEC NP-72)."""
+    if isinstance(dtype, dtypes.ExtendedDType):
+        raise TypeError(f"Cannot interpret '{dtype.name}' as a data type")
     if dtypes.issubdtype(dtype, np.inexact):
         return dtype
     return np.dtype(np.float64) if dtype in _WIDE_INTS else np.dtype(np.float32)
@@ -319,10 +369,10 @@ def promote_args(fun_name, *args):
     if fast is not None:
         return fast
     check_arraylike(fun_name, *args)
+    found = _check_no_mixed_keys(fun_name, args)
     try:
         promoted = promote_dtypes(*args)
     except TypeError:
-        found = _extended_dtypes(args)
         if found is None:
             raise
         names = ", ".join(d.name for d in found)
@@ -330,18 +380,32 @@ def promote_args(fun_name, *args):
     return promote_shapes(fun_name, *promoted)
 
 
+def _check_no_mixed_keys(fun_name, args):
+    """A key meeting another dtype in a jnp function is that function's
+    TypeError, before any promotion (SPEC RNG-7); returns the operands'
+    dtypes when one is a key."""
+    found = _extended_dtypes(args)
+    if found is not None and not all(d == found[0] for d in found):
+        names = ", ".join(d.name for d in found)
+        raise TypeError(f"{fun_name} does not accept dtypes {names}.")
+    return found
+
+
 def promote_args_inexact(fun_name, *args):
     check_arraylike(fun_name, *args)
+    _check_no_mixed_keys(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name, *args):
     check_arraylike(fun_name, *args)
+    _check_no_mixed_keys(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
 def promote_args_complex(fun_name, *args):
     check_arraylike(fun_name, *args)
+    _check_no_mixed_keys(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes_complex(*args))
 
 

@@ -16,6 +16,7 @@ The samplers follow JAX's algorithms step for step, so that integer and
 uniform results are bit-identical and transcendental ones agree to 2 ulp
 (RNG-4, RNG-5, RNG-21).
 """
+import functools
 import operator
 import warnings
 from collections.abc import Sequence
@@ -26,11 +27,13 @@ from refjax._src import config as _config
 from refjax._src import core, dtypes
 from refjax._src.api import jit
 from refjax._src.array import Array
-from refjax._src.core import canonicalize_shape
-from refjax._src.lax import lax
+from refjax._src.lax import lax, precision
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.numpy import creation, ufuncs
 from refjax._src.random import prng
+
+# A sampler's shape is a sequence: a 0-d array is JAX's TypeError (SPEC LAX-14).
+canonicalize_shape = functools.partial(core.canonicalize_shape, allow_0d_array=False)
 
 KeyArray = Array
 
@@ -297,7 +300,7 @@ def _uniform_impl(key, shape, dtype, minval, maxval):
         lax.shift_right_logical(words, np.array(rng_bits - nmant, uint_dtype)), one_bits)
     floats = lax.bitcast_convert_type(float_bits, dtype) - np.array(1.0, dtype)
     # XLA fuses the scaling into one multiply-add (one rounding).
-    scaled = lax.fma(floats, maxval - minval, minval)
+    scaled = precision.fma(floats, maxval - minval, minval)
     return lax.max(minval, lax_shapes.reshape(scaled, shape))
 
 

@@ -13,15 +13,15 @@ from functools import partial
 import numpy as np
 
 from refjax._src import dtypes
-from refjax._src.core import canonicalize_shape
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.interpreters.ad import stop_gradient
-from refjax._src.lax import lax
+from refjax._src.lax import lax, precision
 from refjax._src.numpy import contractions, creation, lax_numpy
 from refjax._src.numpy import linalg as np_linalg
 from refjax._src.numpy import reductions, ufuncs, util
 from refjax._src.random.basic import _check_prng_key, _named, _normal, _split, _uniform
 from refjax._src.random.basic import broadcast_shapes as _broadcast_shapes
+from refjax._src.random.basic import canonicalize_shape
 from refjax._src.random.basic import check_shape as _lead_check_shape
 from refjax._src.random.basic import jit, random_bits, user_dtype
 
@@ -479,8 +479,8 @@ def _wald_impl(key, mean, shape, dtype):
     # XLA's CPU compiler contracts the first product of each sum below
     # into a multiply-add; refjax spells that out so that the cancellation
     # in ``x`` rounds as JAX's does (SPEC RNG-17, RNG-40).
-    root = lax.sqrt(lax.fma(4 * mean, y, mean_sq * y_sq))
-    x = lax.fma(-(mean / 2), root, mean + mean_sq * y / 2)
+    root = lax.sqrt(precision.fma(4 * mean, y, mean_sq * y_sq))
+    x = precision.fma(-(mean / 2), root, mean + mean_sq * y / 2)
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
@@ -604,7 +604,7 @@ def _mt_propose(state, c, c0, dtype):
         k, sub = _split(kxv[0])
         x = _normal(sub, (), dtype)
         # XLA contracts ``1 + x * c`` into one multiply-add (RNG-36).
-        return k, x, lax.fma(x, c, c0(1))
+        return k, x, precision.fma(x, c, c0(1))
 
     init = (x_key, lax.full_like(c, 0), lax.full_like(c, -1))
     _, x, v = _while_loop(lambda kxv: lax.le(kxv[2], c0(0)), next_x, init)

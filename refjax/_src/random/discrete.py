@@ -22,7 +22,6 @@ import numpy as np
 from refjax._src import config as _config
 from refjax._src import core, dtypes
 from refjax._src.api import jit
-from refjax._src.core import canonicalize_shape
 from refjax._src.lax import lax
 from refjax._src.lax import reductions as lax_reductions
 from refjax._src.lax import shapes as lax_shapes
@@ -30,6 +29,7 @@ from refjax._src.lax import sorting as lax_sorting
 from refjax._src.lax.control_flow import loops, scan
 from refjax._src.numpy import creation, lax_numpy, reductions, sorting, ufuncs
 from refjax._src.random import basic as _random
+from refjax._src.random.basic import canonicalize_shape
 
 __all__ = [
     "bernoulli", "binomial", "categorical", "choice", "geometric",

@@ -21,14 +21,25 @@ from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
 from refjax._src.nn import numpy_ops as jnp
 from refjax._src.nn.logsumexp import logsumexp  # noqa: F401 - re-exported
-from refjax._src.numpy import ufuncs, util
-from refjax._src.numpy.util import _const, promote_args_inexact
+from refjax._src.numpy import ufuncs
+from refjax._src.numpy import util
+from refjax._src.numpy import util as _np_util
+from refjax._src.numpy.util import _const
 
 __all__ = [
     "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma",
     "gammaln", "gammasgn", "log_ndtr", "logit", "logsumexp", "ndtr", "ndtri",
     "xlog1py", "xlogy",
 ]
+
+
+def promote_args_inexact(fun_name, *args):
+    """jnp's ``promote_args_inexact``, except that a Python int too large for
+    any integer type is taken as a float: these functions are not jitted in
+    JAX, so ``erf(2**70)`` is ``erf(1.18e21)`` (SPEC SPC-1)."""
+    args = [float(a) if type(a) is int and not -2**63 <= a < 2**64 else a
+            for a in args]
+    return _np_util.promote_args_inexact(fun_name, *args)
 
 
 # ---------------------------------------------------------------------------

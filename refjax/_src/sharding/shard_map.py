@@ -59,11 +59,20 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None,
     @functools.wraps(f)
     def mapped(*args):
         _check_spec_types(in_specs, "in_specs", none_is_leaf=True)
-        if not callable(out_specs):       # pmap passes a function
+        if not isinstance(out_specs, _SpecsFromTree):    # pmap's own
             _check_spec_types(out_specs, "out_specs", none_is_leaf=False)
         _check_axis_names(axis_names, mesh)
         return _shard_map_call(f, mesh, in_specs, out_specs, check_vma, args)
     return mapped
+
+
+class _SpecsFromTree:
+    """pmap's ``out_specs``: one spec per output leaf, computed from the
+    output tree once the function is traced.  A user's callable is not
+    one: it fails the type check like any other non-spec (SHD-98)."""
+
+    def __init__(self, fn):
+        self.fn = fn
 
 
 def _check_spec_types(specs, what, none_is_leaf):
@@ -251,11 +260,12 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, args):
     for s in specs:
         shd._check_spec_axes(s, mesh)
     closed, out_tree = _trace_on_blocks(f, mesh, in_tree, flat, specs)
-    if callable(out_specs):       # pmap's, per output leaf
-        out_specs_flat = out_specs(out_tree)
+    if isinstance(out_specs, _SpecsFromTree):       # pmap's, per output leaf
+        out_specs_flat = out_specs.fn(out_tree)
     else:
         out_specs_flat = _specs_for(out_specs, out_tree, "out_specs", f)
-    _check_spec_names(out_specs_flat, mesh, "out_specs")
+    # As for in_specs: too long before a repeated axis (SHD-98).
+    _check_spec_names(out_specs_flat, mesh, "out_specs", duplicates=False)
     for aval, s in zip(closed.out_avals, out_specs_flat):
         if len(s) > aval.ndim:
             raise ValueError(
@@ -267,6 +277,8 @@ def _shard_map_call(f, mesh, in_specs, out_specs, check_vma, args):
                 f"{aval.ndim} < {len(s)})\n\nEntries in out_specs must be of "
                 "length no greater than the number of axes in the corresponding "
                 "output value.")
+    for s in out_specs_flat:
+        shd._check_spec_axes(s, mesh)
 
     # One vmap per mesh axis, the first mesh axis outermost.
     fun = core.jaxpr_as_fun(closed)
@@ -437,6 +449,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0,
             # A Python scalar, or what is not an array at all (a string, a
             # slice), has no axis to map (SHD-99).
             raise ValueError("pmap requires at least one argument with a mapped axis.")
+        try:
+            hash(name)      # JAX keys its cache by the name, next (SHD-99)
+        except TypeError:
+            raise TypeError(f"pmap axis_name must be hashable (a str, e.g. 'i'); "
+                            f"got {name!r} of type {type(name).__name__}") from None
         return jitted(*args, **kwargs)
     return pmapped
 
@@ -516,8 +533,8 @@ def _pmap_call(fun, name, args, in_axes, out_axes, devices, axis_size):
         leaves = tree_util.tree_unflatten(tree, [0] * tree.num_leaves)
         return [shd.PartitionSpec() if o is None else shd.PartitionSpec(name)
                 for o in _flat_axes(out_axes, tree, leaves, "out_axes")]
-    outs = shard_map(per_device, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
-                     check_vma=False)(*moved)
+    outs = shard_map(per_device, mesh=mesh, in_specs=in_specs,
+                     out_specs=_SpecsFromTree(out_specs), check_vma=False)(*moved)
     tree = out_tree_box[-1]
     oaxes = _flat_axes(out_axes, tree, tree_util.tree_unflatten(tree, outs), "out_axes")
     final = [y if o in (None, 0) else _move_from_front(y, o, mesh, name)

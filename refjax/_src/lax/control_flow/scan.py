@@ -456,11 +456,13 @@ def _infer_length(xs_flat, length):
     (SPEC CF-53); every ``xs`` leaf must be a JAX type."""
     for x in xs_flat:
         core.check_valid_jaxtype(x)
-    try:
-        lengths = [x.shape[0] for x in xs_flat]
-    except AttributeError as err:
+    # Each leaf as a JAX value first: a Python int beyond int32 is an
+    # OverflowError before any length is looked at, as in JAX (SPEC CF-91).
+    shapes_ = [core.get_aval(x).shape for x in xs_flat]
+    if not all(shapes_):
         raise ValueError("scan got value with no leading axis to scan over: {}.".format(
-            ", ".join(str(x) for x in xs_flat if not hasattr(x, "shape")))) from err
+            ", ".join(str(x) for x, s in zip(xs_flat, shapes_) if not s)))
+    lengths = [s[0] for s in shapes_]
     if length is not None:
         length = _static_length(length)
         if not all(length == n for n in lengths):
@@ -732,6 +734,11 @@ def map(f, xs, *, batch_size=None):
     a ``scan`` with no carry.  With ``batch_size``, a scan over chunks each
     handled by ``vmap``, the remainder by one more ``vmap`` (SPEC CF-66)."""
     if batch_size is None:
+        _, ys = scan(lambda _, x: ((), f(x)), (), xs)
+        return ys
+    if not tree_util.tree_leaves(xs):
+        # Nothing to batch: batch_size is never read, and scan reports the
+        # missing length (SPEC CF-91).
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
     from refjax._src.vmap_api import vmap
