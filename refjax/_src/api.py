@@ -23,7 +23,7 @@ import numpy as np
 from refjax._src import backend as _backend
 from refjax._src import compiler
 from refjax._src import config as _config
-from refjax._src import core, dtypes, lru, mesh
+from refjax._src import core, dispatch, dtypes, lru, mesh
 from refjax._src import placement as sharding_impl
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
@@ -518,7 +518,10 @@ class _CallEntry:
         else:
             bufs = [a._buffer if dt is None else _scalar_buffer(a, dt)
                     for a, dt in zip(args, self.scalar_dtypes)]
-        outs = self.run(*bufs)
+        try:
+            outs = self.run(*bufs)
+        except MemoryError as e:        # JAX's out-of-memory error (SPEC FUZZ-2)
+            raise dispatch.out_of_memory(e) from None
         if self.single:
             return _wrap_out(outs[0], self.out_avals[0])
         return tree_util.tree_unflatten(
@@ -1015,7 +1018,10 @@ def _execute(entry, flat):
         entry.run = executable_for(entry.traced.closed)
     if entry.donated is not None:
         _check_donated_once(flat, entry.deletions())
-    out = entry.run(*_to_buffers(flat))
+    try:
+        out = entry.run(*_to_buffers(flat))
+    except MemoryError as e:            # JAX's out-of-memory error (SPEC FUZZ-2)
+        raise dispatch.out_of_memory(e) from None
     results = [_wrap_out(b, a) for b, a in zip(out, entry.out_avals)]
     if entry.donated is not None:
         for x, d in zip(flat, entry.deletions()):

@@ -6,7 +6,6 @@ programs through it.
 """
 import collections
 import functools
-import sys
 import weakref
 
 import numpy as np
@@ -70,22 +69,6 @@ def compile_jaxpr(closed):
     return run
 
 
-def _enter():
-    """A program's entry token: NumPy's floating-point warnings off (LAX-10),
-    and the exception its caller is handling, if any."""
-    return fperrors.silence(), sys.exc_info()[1]
-
-
-def _leave(token):
-    """Undo ``_enter``.  Leaving on NumPy's ``MemoryError`` (not one a caller
-    was already handling) raises JAX's out-of-memory ``JaxRuntimeError``
-    instead (SPEC FUZZ-2)."""
-    fperrors.restore(token[0])
-    exc = sys.exc_info()[1]
-    if isinstance(exc, MemoryError) and exc is not token[1]:
-        raise dispatch.out_of_memory(exc) from None
-
-
 class _Step:
     """One equation of the flattened program, over source-level names;
     ``kernel`` replaces the equation's own when steps were fused."""
@@ -102,8 +85,8 @@ class _Program:
     def __init__(self, closed):
         self.closed = closed
         array_type = _backend.get().xp.ndarray
-        self.namespace = {"_as_dtype": _conformer(array_type), "_silence": _enter,
-                          "_restore": _leave}
+        self.namespace = {"_as_dtype": _conformer(array_type), "_silence": fperrors.silence,
+                          "_restore": fperrors.restore}
         self.constants = []     # comment lines describing hoisted constants
         self.steps = []
         self.count = 0

@@ -1241,14 +1241,14 @@ class ufunc:
             (other._func, other.__name__, other.identity, other.nin, other.nout))
 
     def __call__(self, *args, out=None, where=None):
-        # JAX's order (SPEC NP-72): the operands' kinds, where a string still
-        # counts as a scalar (NumPy's ``isscalar``), then ``out`` and ``where``,
-        # then the operands themselves.
-        util.check_arraylike(self.__name__, *[a if type(a) is not str else 0
-                                              for a in args])
-        if out is not None:
-            raise NotImplementedError(f"out argument of {self}")
-        if where is not None:
+        if out is not None or where is not None:
+            # JAX's order (SPEC NP-72): the operands' kinds, where a string
+            # still counts as a scalar (NumPy's ``isscalar``), then ``out``
+            # and ``where``.
+            util.check_arraylike(self.__name__, *[a if type(a) is not str else 0
+                                                  for a in args])
+            if out is not None:
+                raise NotImplementedError(f"out argument of {self}")
             raise NotImplementedError(f"where argument of {self}")
         util.check_arraylike(self.__name__, *args)
         return self._func(*args)
