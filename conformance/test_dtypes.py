@@ -531,3 +531,14 @@ def test_vjp_of_float64_numpy_primal_is_float32(jax, jnp):
 def test_grad_of_float64_primal_under_x64_stays_float64(jax, jnp, x64):
     g = jax.grad(lambda x: x * 3.)(np.float64(1.))
     assert g.dtype == np.float64
+
+
+@pytest.mark.spec("DT-14")
+def test_scalar_types_equal_their_dtypes(jnp):
+    assert jnp.float32 == np.dtype("float32") and np.dtype("float32") == jnp.float32
+    assert jnp.float32 == np.float32 and hash(jnp.float32) == hash(np.float32)
+    assert jnp.bfloat16 == np.dtype(jnp.bfloat16)
+    assert not jnp.float32 != np.dtype("float32")
+    assert jnp.float32 != "float32" and jnp.float32 != jnp.int32
+    assert {jnp.int8: 1}.get(np.int8) == 1
+    assert [t for t in (jnp.float32, jnp.int32) if t == np.dtype("int32")] == [jnp.int32]

@@ -18,7 +18,9 @@ class _ScalarMeta(type):
         return isinstance(instance, cls.dtype.type)
 
     def __eq__(cls, other):
-        return cls is other or cls.dtype.type is other
+        # NumPy's rule for its scalar types: equal to the type and to its
+        # dtype (``jnp.float32 == np.dtype('float32')``), SPEC DT-14.
+        return cls is other or cls.dtype.type == other
 
     def __ne__(cls, other):
         return not cls == other
