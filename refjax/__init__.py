@@ -38,8 +38,40 @@ from refjax._src.mesh import make_mesh, set_mesh  # noqa: F401
 from refjax._src.placement import reshard  # noqa: F401
 from refjax._src.sharding.shard_map import pmap, shard_map  # noqa: F401
 from refjax._src.vmap_api import vmap  # noqa: F401
+from refjax import ops  # noqa: F401
+from refjax import custom_batching  # noqa: F401
+from refjax._src.custom_gradient import custom_gradient  # noqa: F401
+from refjax import (  # noqa: F401
+    distributed, dlpack, export, ffi, memory, monitoring, profiler, stages, typing,
+    version,
+)
+from refjax._src.config import (  # noqa: F401
+    allow_f16_reductions, array_garbage_collection_guard, auto_pcast,
+    check_tracer_leaks, default_device, enable_checks, enable_custom_prng,
+    explain_cache_misses, jax2tf_associative_scan_reductions, log_compiles,
+    make_user_context, no_execution, no_tracing, remove_size_one_mesh_axis_from_type,
+    softmax_custom_jvp, thread_guard, transfer_guard, transfer_guard_device_to_device,
+    transfer_guard_device_to_host, transfer_guard_host_to_device,
+)
+from refjax._src.devices import Device  # noqa: F401
+from refjax._src.dtypes import float0  # noqa: F401
+from refjax._src.mesh import NamedSharding, Shard  # noqa: F401
+from refjax._src.toplevel import (  # noqa: F401
+    copy_to_host_async, fwd_and_bwd, host_count, host_id, host_ids, live_arrays,
+    make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays, named_call, named_scope,
+    print_environment_info, process_indices,
+)
+from refjax import interpreters, ref  # noqa: F401
+from refjax._src.refs import (  # noqa: F401
+    Ref, empty_ref, free_ref, freeze, new_ref,
+)
+from refjax._src.refs import ad_namespace as ad  # noqa: F401
+from refjax import api_util, lib  # noqa: F401
+from refjax._src.numpy.indexing import ds  # noqa: F401
+from refjax._src.sharding.smap import smap  # noqa: F401
 
-__version__ = "0.1.0"
+from refjax._src.version import __version__  # noqa: E402
 
 # Context managers that override one option for a `with` block (SPEC CFG-3).
 enable_x64 = _config_module.enable_x64

@@ -10,3 +10,6 @@ from refjax._src.core import (  # noqa: F401  (also importable here, as in older
 
 Atom = (Var, Literal)
 eval_context = ensure_compile_time_eval
+from refjax._src.extension import (  # noqa: F401
+    ParamDict, Value, max_dim, min_dim,
+)

@@ -15,3 +15,5 @@ from refjax._src.random.discrete import (  # noqa: F401
     bernoulli, binomial, categorical, choice, geometric, multinomial, permutation,
     poisson, rademacher,
 )
+from refjax._src.random.basic import key_dtype  # noqa: F401
+from refjax._src.random.continuous import random_gamma_p  # noqa: F401

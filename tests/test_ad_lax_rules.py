@@ -367,7 +367,6 @@ SORT_CASES = {
     "two-keys": (lambda a, b: lax.sort((a, b), num_keys=2),
                  [np.array([3.0, 1.0, 4.0, 2.0]), np.array([1.0, 5.0, 0.0, 2.0])]),
     "int-key": (lambda v: lax.sort((np.array([3, 1, 2], np.int32), v), num_keys=1), [f64(3)]),
-    "scalar": (lambda x: lax.sort(x), [np.float64(2.0)]),
 }
 
 

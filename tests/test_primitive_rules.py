@@ -166,8 +166,25 @@ def _vmap_of(f, *args, axis_env=()):
     return refjax.vmap(f), args, axis_env
 
 
+def _select_and_scatter_example(x):
+    from refjax._src.lax.generic_reduce import reduction_jaxpr
+    aval = ShapedArray((), np.dtype(np.float32))
+    tree = refjax.tree_util.tree_structure(0.)
+    select, _ = reduction_jaxpr(lax.ge, [aval], tree, "select")
+    scatter, _ = reduction_jaxpr(lax.add, [aval], tree, "scatter")
+    return lax.select_and_scatter_p.bind(
+        x, x[:3], np.float32(0), select_jaxpr=select.jaxpr, select_consts=(),
+        scatter_jaxpr=scatter.jaxpr, scatter_consts=(), window_dimensions=(2,),
+        window_strides=(1,), padding=((0, 0),))
+
+
+def _linear_call_identity(x):
+    return refjax.custom_derivatives.linear_call(lambda r, x: x, lambda r, t: t, (), x)
+
+
 F32 = np.arange(1, 5, dtype=np.float32)
 U32 = np.arange(4, dtype=np.uint32)
+EYE2 = np.eye(2, dtype=np.float32)
 KEY = refjax.random.key(0)
 
 # (primitive, rule) -> (function, args, axis_env): tracing the function with
@@ -186,6 +203,33 @@ EXAMPLES = {
     ("pmin", "jvp"): _jvp_of(lambda x: lax.pmin(x, "i"), F32, axis_env=[("i", 2)]),
     ("custom_lin", "jvp"): _jvp_of(
         lambda x: refjax.linearize(_custom_vjp_sin(), x)[1](x), np.float32(1)),
+    ("select_and_scatter", "jvp"): _jvp_of(_select_and_scatter_example, F32),
+    ("select_and_scatter", "batch"): _vmap_of(_select_and_scatter_example,
+                                              np.ones((2, 4), np.float32)),
+    ("linear_call", "batch"): _vmap_of(_linear_call_identity, np.ones((2, 4), np.float32)),
+    ("composite", "batch"): _vmap_of(lax.composite(lambda x: x * 2, "my.op"),
+                                     np.ones((2, 4), np.float32)),
+    ("rng_uniform", "jvp"): _jvp_of(lambda x: lax.rng_uniform(x, x + 1, (2,)), np.float32(0)),
+    ("rng_uniform", "batch"): _vmap_of(lambda x: lax.rng_uniform(x, x + 1, (2,)),
+                                       np.zeros(2, np.float32)),
+    ("rng_bit_generator", "jvp"): _jvp_of(lambda k: lax.rng_bit_generator(k, (2,))[1],
+                                          np.array([1, 2, 3, 4], np.uint32)),
+    ("scaled_dot", "jvp"): _jvp_of(lambda a: lax.scaled_dot(a, np.ones((3, 2), np.float32)),
+                                   np.ones((2, 3), np.float32)),
+    ("schur", "jvp"): _jvp_of(lambda x: lax.linalg.schur(x)[0], EYE2),
+    ("hessenberg", "jvp"): _jvp_of(lambda x: lax.linalg.hessenberg(x)[0], EYE2),
+    ("tridiagonal", "jvp"): _jvp_of(lambda x: lax.linalg.tridiagonal(x)[1], EYE2),
+    ("householder_product", "jvp"): _jvp_of(lax.linalg.householder_product, EYE2, F32[:1]),
+    ("ormqr", "jvp"): _jvp_of(lax.linalg.ormqr, EYE2, F32[:1], EYE2),
+    ("symmetric_product", "jvp"): _jvp_of(lax.linalg.symmetric_product, EYE2, EYE2),
+    ("cholesky_update", "jvp"): _jvp_of(lax.linalg.cholesky_update, EYE2, F32[:2]),
+    ("cholesky_update", "batch"): _vmap_of(lax.linalg.cholesky_update,
+                                           np.ones((2, 2, 2), np.float32),
+                                           np.ones((2, 2), np.float32)),
+    ("igamma_grad_a", "jvp"): _jvp_of(lax.igamma_grad_a, F32, F32),
+    ("zeta", "jvp"): _jvp_of(lax.zeta, F32 + 1, F32),
+    ("lu_pivots_to_permutation", "jvp"): _jvp_of(
+        lambda p: lax.linalg.lu_pivots_to_permutation(p, 3), np.array([1, 2], np.int32)),
 }
 
 

@@ -5,12 +5,15 @@ jaxpr.  Differentiating it splits that jaxpr by a *policy* deciding, for
 each primal equation, whether its output is saved as a residual or
 recomputed on the backward pass (SPEC AD-69).
 """
+import dataclasses
 import functools
+import inspect
 import types
+import typing
 
 import numpy as np
 
-from refjax._src import core, dtypes, tree_util
+from refjax._src import api, core, dtypes, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import ClosedJaxpr, Primitive, Var
 from refjax._src.interpreters import ad, batching
@@ -40,6 +43,147 @@ def dots_with_no_batch_dims_saveable(prim, *_, **params):
     return not lhs_batch
 
 
+# What a policy may return besides a bool (SPEC CDR-8).
+
+class RecomputeType:
+    """The type of :data:`Recompute`."""
+
+
+class SaveableType:
+    """The type of :data:`Saveable`."""
+
+
+Recompute = RecomputeType()
+Saveable = SaveableType()
+
+
+class Offloadable(typing.NamedTuple):
+    """Save the value in memory ``dst`` (moved there from ``src``).  refjax
+    has one memory per device, so an offloaded value is simply saved."""
+    src: str
+    dst: str
+
+
+def _saves(case):
+    """Whether a policy's answer saves the value; anything but a bool,
+    ``Saveable``, ``Recompute`` or an ``Offloadable(...)`` is a TypeError."""
+    if isinstance(case, bool):
+        return case
+    if isinstance(case, (SaveableType, Offloadable)):
+        return True
+    if isinstance(case, RecomputeType):
+        return False
+    msg = ("Value returned by a remat policy should be a bool or "
+           "`ad_checkpoint.Recompute`, `ad_checkpoint.Saveable` or "
+           f"`ad_checkpoint.Offloadable(...)`. Got {case} of type {type(case)}.")
+    if case is Offloadable:
+        msg += "Did you return `Offloadable` instead of an instantiated `Offloadable(...)`?"
+    raise TypeError(msg)
+
+
+# Named values (``checkpoint_name``) and the policies that read the names.
+
+name_p = Primitive("name")
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda x, *, name: x)
+name_p.jvp = lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name),
+                                                 tangents[0])
+name_p.batch = lambda axis_data, vals, dims, *, name: (name_p.bind(vals[0], name=name),
+                                                       dims[0])
+name_p.key_reuse = kr.FORWARD
+
+
+def checkpoint_name(x, name):
+    """``x`` (each leaf of a pytree) unchanged, marked by a ``name``
+    equation that ``save_only_these_names`` and the other name policies
+    recognise (SPEC CDR-8).  The name is an equation parameter, so it must
+    be hashable (TypeError otherwise, as in JAX)."""
+    try:
+        hash(name)
+    except TypeError:
+        raise TypeError(f"checkpoint_name's name must be hashable (a string); got "
+                        f"{name!r} of type {type(name).__name__}") from None
+    return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """``dots_with_no_batch_dims_saveable``, offloading those dots."""
+    def policy(prim, *_, **params):
+        if prim.name == "dot_general":
+            (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+            if not lhs_b and not rhs_b:
+                return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_anything_except_these_names(*names_not_to_save):
+    """Saves everything: JAX 0.10.2 ignores the names (SPEC CDR-8)."""
+    return lambda *_, **__: True
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save the named values among ``saveable_names``, recompute the rest."""
+    saveable_names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save every named value except those in ``names``."""
+    names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_only_these_names(*names_which_can_be_saved):
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def save_any_names_but_these(*names_not_to_save):
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src,
+                                      offload_dst):
+    """``save_only_these_names``, with a second set of names offloaded; the
+    two sets may not share a name (ValueError)."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded="
+            f"{offloaded} and the intersection={both}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves; both must answer with a bool."""
+    def policy(prim, *args, **params):
+        out1, out2 = policy_1(prim, *args, **params), policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(
+                "The return value of the policies should be a boolean. Got: "
+                f"{out1} and {out2}. Please write a custom policy function directly, "
+                "rather than using this helper function.")
+        return out1 or out2
+    return policy
+
+
 checkpoint_policies = types.SimpleNamespace(
     everything_saveable=everything_saveable,
     nothing_saveable=nothing_saveable,
@@ -47,6 +191,12 @@ checkpoint_policies = types.SimpleNamespace(
     checkpoint_dots=dots_saveable,
     dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
     checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
 )
 
 
@@ -73,18 +223,32 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         static = {i % n: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
 
+        @functools.wraps(fun)
         def with_static(d, kw):
             it = iter(d)
             return fun(*[static[i] if i in static else next(it) for i in range(n)], **kw)
 
-        closed, consts, leaves, _, out_tree = pe.trace_pytree_fun(with_static, (dyn, kwargs))
-        outs = remat_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
-                            differentiated=False, policy=policy)
-        if core.current_trace() is core.eval_trace:
-            outs = _passed_through(closed, [*consts, *leaves], outs)
-        return tree_util.tree_unflatten(out_tree, outs)
+        with_static, args = api.ref_hooks.close_over(with_static, (dyn, kwargs))
+        return _bind_remat(with_static, args, prevent_cse, policy)
 
     return fun_remat
+
+
+def _bind_remat(fn, args, prevent_cse, policy):
+    """``fn(*args)`` as one ``remat2`` equation; a function reaching
+    ``jax.Ref``s is traced again with their values threaded through
+    (SPEC EXT-12)."""
+    found = []
+    closed, consts, leaves, _, out_tree = pe.trace_pytree_fun(
+        api.ref_hooks.discover(fn, found, "checkpoint / remat"), args)
+    if found:
+        return api.ref_hooks.call_with_refs(
+            lambda fns, a: _bind_remat(fns[0], a, prevent_cse, policy), [fn], found, args)
+    outs = remat_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
+                        differentiated=False, policy=policy)
+    if core.current_trace() is core.eval_trace:
+        outs = _passed_through(closed, [*consts, *leaves], outs)
+    return tree_util.tree_unflatten(out_tree, outs)
 
 
 remat = checkpoint
@@ -207,7 +371,7 @@ def partial_eval_jaxpr_custom(closed, unknowns, policy):
             residuals.append(v)
             return
         i, eqn = producer[v]
-        if policy(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params):
+        if _saves(policy(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params)):
             residuals.append(v)
             return
         for w in eqn.invars:
@@ -228,3 +392,83 @@ def partial_eval_jaxpr_custom(closed, unknowns, policy):
         eqns=[recompute[i] for i in sorted(recompute)] + unknown_eqns)
     return (ad.dce_closed(ClosedJaxpr(known, closed.consts), [True] * len(known.outvars)),
             ClosedJaxpr(unknown, closed.consts), out_unknown, len(residuals))
+
+
+# ---------------------------------------------------------------------------
+# print_saved_residuals (SPEC CDR-9)
+# ---------------------------------------------------------------------------
+
+def saved_residuals(f, *args, **kwargs):
+    """``[(aval, where it comes from)]`` for each value reverse mode of
+    ``f`` at ``args`` saves: an argument, a constant, a named value or a
+    primitive's output with the source line that computed it."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    store = {}
+
+    def flat(*xs):
+        a, k = tree_util.tree_unflatten(in_tree, xs)
+        return tree_util.tree_leaves(f(*a, **k))
+
+    def linearized(*xs):
+        outs, lin, _, _ = ad.linearize_flat(flat, list(xs))
+        store["num_res"] = len(lin.consts)
+        return list(outs) + list(lin.consts)
+
+    jaxpr = pe.trace_to_jaxpr(linearized, [core.get_aval(x) for x in leaves]).jaxpr
+    residuals = jaxpr.outvars[len(jaxpr.outvars) - store["num_res"]:]
+    return _describe_residuals(jaxpr, residuals, _arg_names(f, args, kwargs))
+
+
+def _describe_residuals(jaxpr, residuals, arg_names):
+    """Residuals in JAX's order: literals, constants, arguments, then the
+    equations' outputs in program order."""
+    found = {v for v in residuals if type(v) is Var}
+    out = [(v.aval, "from a literal") for v in residuals if type(v) is not Var]
+    out += [(v.aval, "from a constant") for v in jaxpr.constvars if v in found]
+    out += [(v.aval, f"from the argument {name}")
+            for v, name in zip(jaxpr.invars, arg_names) if v in found]
+    for eqn in jaxpr.eqns:
+        where = eqn.source_info.summary() if eqn.source_info else "unknown"
+        for v in eqn.outvars:
+            if v not in found:
+                continue
+            if eqn.primitive is name_p:
+                out.append((v.aval, f"named '{eqn.params['name']}' from {where}"))
+            elif eqn.primitive.name == "jit":
+                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' "
+                                    f"from {where}"))
+            else:
+                out.append((v.aval, f"output of {eqn.primitive.name} from {where}"))
+    return out
+
+
+def _arg_names(f, args, kwargs):
+    """Each argument leaf's name as JAX prints it: ``x``, ``x['a']``,
+    ``args[1]``."""
+    try:
+        sig = inspect.signature(f)
+        bound = sig.bind(*args, **kwargs)
+        named = list(bound.arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"args[{i}]", a) for i, a in enumerate(args)] + list(kwargs.items())
+    names = []
+    for name, value in named:
+        kind = sig.parameters[name].kind if name in getattr(sig, "parameters", {}) else None
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            value = tuple(value)
+            paths = [(f"{name}[{i}]", x) for i, x in enumerate(value)]
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            paths = [(f"{name}[{k!r}]", x) for k, x in value.items()]
+        else:
+            paths = [(name, value)]
+        for base, sub in paths:
+            for path, _ in tree_util.tree_flatten_with_path(sub)[0]:
+                names.append(base + tree_util.keystr(path))
+    return names
+
+
+def print_saved_residuals(f, *args, **kwargs):
+    """Print one line per residual: ``f32[3] from the argument x``,
+    ``f32[3] named 'a' from file:line:col (fn)``... (SPEC CDR-9)."""
+    for aval, where in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short(short_dtypes=True)} {where}")

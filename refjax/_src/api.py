@@ -13,8 +13,10 @@ function records one ``jit`` equation holding the inner jaxpr.
 import contextlib
 import functools
 import inspect
+import logging
 import operator
 import threading
+import time
 import warnings
 import weakref
 
@@ -22,6 +24,7 @@ import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import compiler
+from refjax._src import devices as _devices
 from refjax._src import config as _config
 from refjax._src import core, dispatch, dtypes, lru, mesh
 from refjax._src import placement as sharding_impl
@@ -45,9 +48,11 @@ class ShapeDtypeStruct:
     argument, as JAX does.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "manual_axis_type",
+                 "is_ref", "_layout")
 
-    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None,
+                 manual_axis_type=None, is_ref=False):
         # JAX's order: the shape, then the dtype, then the sharding (FUZZ-3).
         shape = tuple(shape)
         if dtype is None:
@@ -60,6 +65,13 @@ class ShapeDtypeStruct:
                           DeprecationWarning, stacklevel=2)
             dtype = dtype.dtype
         dtype = dtype if dtypes.is_extended(dtype) else dtypes.to_dtype(dtype)
+        layout = None
+        if isinstance(sharding, mesh.Format):
+            # A Format gives the layout and the sharding (SPEC API-38).
+            if isinstance(sharding.layout, mesh._AutoLayout):
+                raise TypeError("`Layout.AUTO` cannot be used in place of a device-local "
+                                f"layout in a `ShapeDtypeStruct`. Got {sharding}")
+            layout, sharding = sharding.layout, sharding.sharding
         if sharding is not None and not isinstance(
                 sharding, (mesh.Sharding, mesh.PartitionSpec)):
             raise ValueError(
@@ -70,6 +82,30 @@ class ShapeDtypeStruct:
         self.dtype = dtype
         self.weak_type = bool(weak_type)
         self.sharding = sharding
+        self.manual_axis_type = manual_axis_type
+        self.is_ref = bool(is_ref)
+        self._layout = layout
+
+    @property
+    def format(self):
+        """The layout (None unless given through a ``Format``) and the
+        sharding, as a ``Format`` (SPEC API-38)."""
+        sharding = self.sharding if isinstance(self.sharding, mesh.Sharding) else None
+        return mesh.Format(self._layout, sharding)
+
+    def update(self, **changes):
+        """A copy with the given fields (shape, dtype, weak_type, sharding,
+        manual_axis_type, is_ref) replaced (SPEC API-15)."""
+        fields = {"shape": self.shape, "dtype": self.dtype,
+                  "weak_type": self.weak_type, "sharding": self.sharding,
+                  "manual_axis_type": self.manual_axis_type, "is_ref": self.is_ref}
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"ShapeDtypeStruct.update got unexpected fields "
+                            f"{sorted(unknown)}")
+        fields.update(changes)
+        shape, dtype = fields.pop("shape"), fields.pop("dtype")
+        return ShapeDtypeStruct(shape, dtype, **fields)
 
     @property
     def ndim(self):
@@ -88,7 +124,9 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        ref = ", is_ref=True" if self.is_ref else ""
+        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}"
+                f"{weak}{ref})")
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and
@@ -445,20 +483,43 @@ _debug_infs = _config.debug_infs
 _debug_key_reuse = _config.debug_key_reuse
 
 
+_no_execution = _config.states["jax_no_execution"]
+# Options that JAX keys its jit caches on because they change the trace
+# (SPEC CFG-21).  (``jax_high_dynamic_range_gumbel`` is not one: JAX keeps
+# a function's trace when only that option changes.)
+_tracing_options = tuple(_config.states[name] for name in (
+    "jax_random_seed_offset", "jax_explicit_x64_dtypes", "jax_check_static_indices",
+    "jax_allow_f16_reductions"))
+
+
 def _config_key():
     """The options a jitted call depends on.
 
-    The first four change tracing; the last four change how the program is
-    run.  Read straight from the options' global values when no ``with``
-    override is active, since this runs on every call.
+    The first four change tracing; the next five change how the program is
+    run (the last of them, ``jax_no_execution``, forbids running it); the
+    four after them change tracing too (SPEC CFG-21), and so do the values
+    of ``jax.make_user_context`` contexts that follow (SPEC API-12).  Read
+    straight from the options' global values when no ``with`` override is
+    active, since this runs on every call.
     """
     if not _config._overrides.values:
-        return (_x64._global, _promotion._global, _rank_promotion._global,
-                _matmul_precision._global, _disable_jit._global,
-                _debug_nans._global, _debug_infs._global, _debug_key_reuse._global)
-    return (_x64.value, _promotion.value, _rank_promotion.value,
-            _matmul_precision.value, _disable_jit.value, _debug_nans.value,
-            _debug_infs.value, _debug_key_reuse.value)
+        key = (_x64._global, _promotion._global, _rank_promotion._global,
+               _matmul_precision._global, _disable_jit._global,
+               _debug_nans._global, _debug_infs._global, _debug_key_reuse._global,
+               _no_execution._global) + tuple(o._global for o in _tracing_options)
+    else:
+        key = (_x64.value, _promotion.value, _rank_promotion.value,
+               _matmul_precision.value, _disable_jit.value, _debug_nans.value,
+               _debug_infs.value, _debug_key_reuse.value, _no_execution.value
+               ) + tuple(o.value for o in _tracing_options)
+    if _config.user_contexts:
+        key += _config.user_context_values()
+    return key
+
+
+def _trace_key_options(cfg):
+    """The part of a call's options that changes its trace."""
+    return cfg[:4] + cfg[9:]
 
 
 def _trace_cache_for(fun):
@@ -477,13 +538,14 @@ def _trace_cache_for(fun):
 class _Traced:
     """One trace of a function: its closed jaxpr and output tree."""
 
-    __slots__ = ("closed", "out_tree", "in_tree", "_constrained")
+    __slots__ = ("closed", "out_tree", "in_tree", "_constrained", "refs")
 
-    def __init__(self, closed, out_tree, in_tree):
+    def __init__(self, closed, out_tree, in_tree, refs=None):
         self.closed = closed
         self.out_tree = out_tree
         self.in_tree = in_tree
         self._constrained = None   # holds sharding constraints (SHD-35)
+        self.refs = refs           # how jax.Refs enter and leave (EXT-9)
 
 
 class _CallEntry:
@@ -499,7 +561,8 @@ class _CallEntry:
         self.donated = donated          # per input leaf: donated by the user
         self._delete = None
         self.run = None
-        self.out_avals = traced.closed.out_avals
+        # The trailing outputs (final values of Refs, EXT-9) are not the user's.
+        self.out_avals = traced.closed.out_avals[:traced.out_tree.num_leaves]
         self.single = traced.out_tree.num_leaves == 1 and traced.out_tree.num_nodes == 1
         self.scalar_dtypes = None
 
@@ -543,6 +606,19 @@ class _KeyReuseChecker:
 key_reuse_checker = _KeyReuseChecker()
 
 
+class _RefHooks:
+    """Where ``refs.py`` (above this module) plugs ``jax.Ref`` arguments and
+    captures into ``jit`` and the loops when imported (SPEC EXT-9)."""
+
+    def trace(self, fun, avals, debug):
+        return pe.trace_to_jaxpr(fun, avals, debug), None
+
+    check_output = discover = staticmethod(lambda fun, *_: fun)
+
+
+ref_hooks = _RefHooks()
+
+
 def _needs_placement(entry, flat):
     """Whether a call must work out where its results live (SHD-30): a
     committed argument, or sharding constraints in the program."""
@@ -553,7 +629,11 @@ def _needs_placement(entry, flat):
 
 
 def _scalar_buffer(x, dtype):
+    _devices.guard_host_to_device(lambda: core.get_aval(x))     # SPEC CFG-27
     return _backend.get().asarray(np.asarray(x, dtype=dtype))
+
+
+_devices.register_transfer_guard_site("jit arguments")
 
 
 _INT32_MIN, _INT32_MAX = -(1 << 31), 1 << 31
@@ -583,6 +663,64 @@ class _Call:
 
     __slots__ = ("cfg", "flat", "in_tree", "avals", "statics", "dyn_positions",
                  "key", "names", "axis_env")
+
+
+# ---------------------------------------------------------------------------
+# Compile logging and the no_tracing / no_execution guards (SPEC CFG-10)
+# ---------------------------------------------------------------------------
+
+_logger = logging.getLogger(__name__)
+_log_compiles = _config.states["jax_log_compiles"]
+_explain_misses = _config.states["jax_explain_cache_misses"]
+_no_tracing = _config.states["jax_no_tracing"]
+
+
+def _log_compile(message):
+    if _log_compiles.value:
+        _logger.warning(message)
+
+
+def _tuple_text(parts):
+    """A Python tuple's text: ``(a,)`` or ``(a, b)``."""
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _avals_text(avals):
+    """``(ShapedArray(float32[], weak_type=True),)`` as JAX logs them."""
+    return _tuple_text([
+        f"ShapedArray({a.str_short()}"
+        f"{', weak_type=True' if getattr(a, 'weak_type', False) else ''})"
+        for a in avals])
+
+
+def _before_trace(wrapped, call, key):
+    """On a trace-cache miss: refuse under ``jax_no_tracing``, explain the
+    miss under ``jax_explain_cache_misses``."""
+    if _no_tracing.value:
+        raise RuntimeError(f"re-tracing function {wrapped._src} for "
+                           f"`{wrapped._traced_for}`, but 'no_tracing' is set")
+    if _explain_misses.value:
+        _logger.warning(_explain_miss(wrapped, key))
+
+
+def _explain_miss(wrapped, key):
+    cache = wrapped._traces
+    with cache._lock:
+        seen = list(cache._data)
+    head = f"TRACING CACHE MISS for {wrapped._src}:\n"
+    if not seen:
+        return head + f"  never seen function:\n    {wrapped._name} id={id(wrapped.fun)}"
+    what = ("configuration options", "input pytree structure",
+            "input types", "static arguments", "bound axis names")
+    closest = min(seen, key=lambda k: sum(a != b for a, b in zip(k, key)))
+    diffs = [w for w, a, b in zip(what, closest, key) if a != b]
+    return (head + "  all previously seen cache keys differ. For the closest "
+            "previous key:\n" + "".join(f"  * different {d}\n" for d in diffs))
+
+
+def _refuse_execution(traced_for, name):
+    raise RuntimeError(f"JAX tried to execute function {traced_for}({name}), "
+                       "but the no_execution config option is set")
 
 
 # ---------------------------------------------------------------------------
@@ -658,6 +796,10 @@ class JitWrapped:
         call = self._parse(args, kwargs, cfg)
         entry = self._entry(call)
         trace = core.current_trace()
+        if cfg[8] and trace is core.eval_trace:      # jax_no_execution
+            _refuse_execution(self._traced_for, self._name)
+        if entry.traced.refs is not None:           # jax.Ref in or out (EXT-9)
+            return ref_hooks.call_jit(self, entry, call)
         if cfg[7]:                          # key reuse (SPEC RNG-67, RNG-68)
             return key_reuse_checker.call_jitted(self, entry, call, args, kwargs, trace)
         if trace is not core.eval_trace:
@@ -796,7 +938,10 @@ class JitWrapped:
         if call.names is None:
             call.names = self._names_of(call)
         entry = _CallEntry(traced, call.names, call.avals, self._donated(call))
-        if not _has_tracer_consts(traced.closed):
+        _log_compile(f"Compiling {self._traced_for}({self._name}) with global "
+                     f"shapes and types {_avals_text(call.avals)}. Argument "
+                     f"mapping: {_tuple_text(['UnspecifiedValue'] * len(call.avals))}.")
+        if _cacheable(entry.traced):
             self._calls[call.key] = entry
         return entry
 
@@ -805,13 +950,16 @@ class JitWrapped:
         return tuple(self._leaf_names(call.dyn_positions, dyn_args, dyn_kwargs))
 
     def _traced(self, call):
-        # The first four options change tracing (see _config_key).
-        key = (call.cfg[:4], call.in_tree, tuple(call.avals), call.statics,
-               call.axis_env)
+        key = (_trace_key_options(call.cfg), call.in_tree, tuple(call.avals),
+               call.statics, call.axis_env)
         traced = self._traces.get(key)
         if traced is None:
+            _before_trace(self, call, key)
+            start = time.perf_counter()
             traced = self._trace_now(call)
-            if not _has_tracer_consts(traced.closed):
+            _log_compile(f"Finished tracing {self._name} for {self._traced_for} "
+                         f"in {time.perf_counter() - start:.9f} sec")
+            if _cacheable(traced):
                 self._traces[key] = traced
         return traced
 
@@ -836,13 +984,14 @@ class JitWrapped:
             out_tree_box.append(out_tree)
             return [leaf for _, leaf in out_paths]
 
-        closed = pe.trace_to_jaxpr(flat_fun, call.avals, debug)
-        return _Traced(closed, out_tree_box[0], call.in_tree)
+        closed, refs = ref_hooks.trace(flat_fun, call.avals, debug)
+        return _Traced(closed, out_tree_box[0], call.in_tree, refs)
 
     def _check_output(self, leaf, path):
         if isinstance(leaf, (Tracer, ArrayImpl, np.ndarray, np.generic)) or \
                 type(leaf) in core._SCALAR_TYPES:
             return
+        ref_hooks.check_output(self, leaf, path)
         where = f" at output component {tree_util.keystr(path)}" if path else ""
         raise TypeError(
             f"function {self._src} traced for {self._traced_for} returned a "
@@ -939,10 +1088,11 @@ def _check_sharding_specs(specs, option):
                 f"instances or None, but got {leaf}")
 
 
-def _has_tracer_consts(closed):
-    """A jaxpr closing over tracers of an enclosing trace is valid only
-    inside that trace, so it is never cached."""
-    return any(isinstance(c, Tracer) for c in closed.consts)
+def _cacheable(traced):
+    """A jaxpr closing over tracers (or Refs, EXT-9) of an enclosing trace
+    is valid only inside that trace, so it is never cached."""
+    return not (any(isinstance(c, Tracer) for c in traced.closed.consts)
+                or traced.refs is not None and not traced.refs.cacheable)
 
 
 def _first_invalid(outs, avals, nans, infs):
@@ -1059,6 +1209,44 @@ def _check_donated_once(flat, deleted):
             f"this bug: `{toy}`.")
 
 
+class ArgInfo:
+    """One argument's type and donation, as ``Lowered.args_info`` lists them
+    (``jax.stages.ArgInfo``; SPEC API-11)."""
+
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, _aval, donated):
+        self._aval = _aval
+        self.donated = donated
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+    def __eq__(self, other):
+        return (isinstance(other, ArgInfo) and
+                (self._aval, self.donated) == (other._aval, other.donated))
+
+    def __hash__(self):
+        return hash((self._aval, self.donated))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self._aval.weak_type else ""
+        return (f"ArgInfo(_aval=ShapedArray({self._aval.str_short()}{weak}), "
+                f"donated={self.donated})")
+
+
+def _args_info(entry, call):
+    """``(args, kwargs)`` of the dynamic arguments, each leaf an ArgInfo."""
+    donated = entry.donated or (False,) * len(entry.in_avals)
+    return tree_util.tree_unflatten(
+        call.in_tree, [ArgInfo(a, d) for a, d in zip(entry.in_avals, donated)])
+
+
 class Traced:
     """``jit(f).trace(*args)``: the jaxpr and what lowering needs (JIT-7)."""
 
@@ -1076,6 +1264,10 @@ class Traced:
         return tree_util.tree_unflatten(
             self._entry.traced.out_tree,
             [_shape_dtype_struct(a) for a in self._entry.out_avals])
+
+    @property
+    def args_info(self):
+        return _args_info(self._entry, self._call)
 
     def lower(self):
         return Lowered(self._wrapped, self._entry, self._call)
@@ -1117,6 +1309,10 @@ class Lowered:
     @property
     def out_info(self):
         return Traced(self._wrapped, self._entry, self._call).out_info
+
+    @property
+    def args_info(self):
+        return _args_info(self._entry, self._call)
 
     def compile(self, compiler_options=None):
         return Compiled(self._wrapped, self._entry, self._call)
@@ -1162,6 +1358,8 @@ class Compiled:
                 "pytree it was called with. There are 1 mismatches, including:\n"
                 f"    * compiled for {self._in_tree}, called with {in_tree}")
         self._check_types(flat)
+        if _no_execution.value:
+            _refuse_execution("jit", self._wrapped._name)
         return tree_util.tree_unflatten(self._entry.traced.out_tree,
                                         _execute(self._entry, flat))
 

@@ -6,6 +6,8 @@ buffer plus the JAX-level facts NumPy does not track (weak type, device,
 deletion).  Its buffer is never written after creation.
 """
 import math
+import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,8 +59,11 @@ class ArrayImpl(Array):
     # and for committed, sharded or deleted arrays.
     # ``_npy``: the read-only NumPy view handed out by ``__array__`` and the
     # buffer paths, made once (SPEC ARR-11); None until first asked for.
+    # ``_tb``: the Traceback of the array's creation, when tracebacks are
+    # being collected (``set_tracebacks_enabled``), else None.
     __slots__ = ("_buffer", "_dtype", "weak_type", "_device", "_committed",
-                 "_shape", "_sharding", "_shards", "_sig", "_npy", "__weakref__")
+                 "_shape", "_sharding", "_shards", "_sig", "_npy", "_tb",
+                 "__weakref__")
     __hash__ = None  # unhashable, as in JAX (SPEC ARR-3)
 
     def __init__(self, buffer, dtype, weak_type=False, device=None,
@@ -66,8 +71,12 @@ class ArrayImpl(Array):
         self._buffer = buffer
         self._dtype = dtype
         self.weak_type = weak_type
+        if device is None and not committed:
+            # Uncommitted arrays go where jax_default_device says (CFG-22).
+            device = _devices.creation_device()
         self._device = device
         self._committed = committed
+        self._tb = Traceback.capture() if _tracebacks[0] else None
         self._sharding = None
         self._shards = None
         self._sig = None
@@ -147,17 +156,32 @@ class ArrayImpl(Array):
     def committed(self):
         return self._committed
 
+    @property
+    def format(self):
+        """The memory layout (row-major, as every refjax buffer) and the
+        sharding, as a ``Format`` (SPEC API-36)."""
+        self._value
+        return _sharding.Format(_sharding.row_major_layout(self.ndim), self.sharding)
+
+    @property
+    def traceback(self):
+        """Where the array was made: a ``Traceback`` while tracebacks are
+        collected, else None -- JAX's value with collection off (SPEC
+        API-37).  refjax collects none by default: walking the stack would
+        cost as much as the eager operation itself."""
+        return self._tb
+
     def devices(self):
         """The set of devices holding this array."""
         if self._sharding is not None:
             return self._sharding.device_set
-        return {self._device or _devices.default_device()}
+        return {self._device or _devices.first_device()}
 
     @property
     def device(self):
         if self._sharding is not None:
             return self._sharding
-        return self._device or _devices.default_device()
+        return self._device or _devices.first_device()
 
     @property
     def sharding(self):
@@ -206,6 +230,52 @@ class ArrayImpl(Array):
     def block_until_ready(self):
         _backend.get().block_until_ready(self._value)
         return self
+
+    # -- runtime queries (SPEC API-15) ----------------------------------------
+    def is_ready(self):
+        """Whether the value is computed: always, refjax running eagerly."""
+        self._value                          # RuntimeError once deleted
+        return True
+
+    def copy_to_host_async(self):
+        """Start copying to the host: a no-op, the value is already there."""
+        self._value
+        return None
+
+    def addressable_data(self, index):
+        """The block device ``index`` (of ``addressable_shards``) holds."""
+        self._value
+        return self.addressable_shards[index].data
+
+    def on_device_size_in_bytes(self):
+        """Bytes one device holds for this array (its shard)."""
+        return self.addressable_data(0).nbytes
+
+    def platform(self):
+        """The platform of the devices holding the array (``'cpu'``)."""
+        return next(iter(self.devices())).platform
+
+    def clone(self):
+        """A new array with the same value, placement and weak type."""
+        if self._shards is not None:
+            return ArrayImpl._from_shards(self._shards, self._shape, self._dtype,
+                                          self.weak_type, self._sharding)
+        return ArrayImpl(self._value, self._dtype, self.weak_type, self._device,
+                         self._committed)
+
+    def unsafe_buffer_pointer(self):
+        """The address of the host buffer's first element."""
+        return self._exported().ctypes.data
+
+    @property
+    def device_buffer(self):
+        raise AttributeError("arr.device_buffer has been deprecated. Use "
+                             "arr.addressable_data(0)")
+
+    @property
+    def device_buffers(self):
+        raise AttributeError("arr.device_buffers has been deprecated. Use "
+                             "[x.data for x in arr.addressable_shards]")
 
     # -- conversions (concrete values only) ---------------------------------
     def _exported(self):
@@ -341,6 +411,65 @@ class ArrayImpl(Array):
 
     def __str__(self):
         return str(self._host())
+
+
+# -- creation tracebacks (SPEC API-37) ---------------------------------------
+
+_tracebacks = [False]
+
+
+def set_tracebacks_enabled(enabled):
+    """Collect (or stop collecting) a Traceback for each new array."""
+    _tracebacks[0] = bool(enabled)
+
+
+def tracebacks_enabled():
+    return _tracebacks[0]
+
+
+class Frame(NamedTuple):
+    """One Python frame of a Traceback."""
+    file_name: str
+    function_name: str
+    function_start_line: int
+    line_num: int
+
+    def __str__(self):
+        return f"{self.function_name};{self.file_name}:{self.line_num}"
+
+
+class Traceback:
+    """The Python stack at one moment, innermost frame first; kept as
+    (code, line) pairs so that no frame, and none of its locals, stays
+    alive."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw):
+        self._raw = tuple(raw)
+
+    @classmethod
+    def capture(cls, skip=2):
+        frame, raw = sys._getframe(skip), []
+        while frame is not None:
+            raw.append((frame.f_code, frame.f_lineno))
+            frame = frame.f_back
+        return cls(raw)
+
+    @property
+    def frames(self):
+        return [Frame(c.co_filename, c.co_qualname, c.co_firstlineno, line)
+                for c, line in self._raw]
+
+    def __str__(self):
+        return "\n".join(f"{f.file_name}:{f.line_num} ({f.function_name})"
+                         for f in self.frames)
+
+    def __eq__(self, other):
+        return isinstance(other, Traceback) and self._raw == other._raw
+
+    def __hash__(self):
+        return hash(self._raw)
 
 
 def check_truth_value_size(size):

@@ -27,7 +27,9 @@ import threading
 import numpy as np
 
 from refjax._src import backend as _backend
+from refjax._src import devices as _devices
 from refjax._src import dtypes, errors
+from refjax._src import mesh as _mesh
 from refjax._src import pretty_printer as pp
 from refjax._src.array import Array, ArrayImpl, check_truth_value_size
 from refjax._src.casting import freeze
@@ -88,8 +90,20 @@ class ShapedArray:
     def __hash__(self):
         return hash(self._key())
 
+    @property
+    def sharding(self):
+        """The type's sharding: unsharded, over the empty abstract mesh, as
+        JAX gives for a value outside any mesh (SPEC API-16)."""
+        return _mesh.NamedSharding(_mesh.EMPTY_ABSTRACT_MESH,
+                                   _mesh.PartitionSpec(*(None,) * len(self.shape)))
+
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
+
+
+# ``x.aval`` for a concrete array: array.py cannot import this module.
+ArrayImpl.aval = property(lambda self: get_aval(self), doc="The array's type "
+                          "(a ShapedArray), as jax.typeof(x) (SPEC API-15).")
 
 
 def short_dtype_name(dtype):
@@ -121,9 +135,17 @@ def get_aval(x):
                             "JAX array type. Only arrays of numeric types are "
                             "supported by JAX.")
         return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+    rule = pytype_aval_mappings.get(t)
+    if rule is not None:
+        return rule(x)
     if hasattr(x, "__jax_array__"):
         return get_aval(x.__jax_array__())
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+# ``type -> aval rule`` for Python types that higher layers define and that
+# ``get_aval`` knows through them (``jax.Ref`` -> ``Ref{f32[3]}``, SPEC EXT-9).
+pytype_aval_mappings = {}
 
 
 def is_array_like(x):
@@ -328,6 +350,7 @@ def to_buffer(x):
         raise escaped_tracer_error(x)
     if isinstance(x, Array):    # a key array: its uint32 data (RNG-3)
         return x._value
+    _devices.guard_host_to_device(lambda: get_aval(x))      # SPEC CFG-27
     backend = _backend.get()
     if backend.is_array(x):
         # A float64 NumPy operand with x64 off computes as float32, like JAX.
@@ -1096,7 +1119,7 @@ def fun_source_info(fun):
 
 
 def canonicalize_shape(shape, context="Shapes", op="broadcast_in_dim", *,
-                       allow_0d_array=True):
+                       allow_0d_array=True, nonnegative=True):
     """A tuple of non-negative ints, or TypeError as JAX gives (SPEC ARR-6,
     LAX-14).
 
@@ -1105,7 +1128,8 @@ def canonicalize_shape(shape, context="Shapes", op="broadcast_in_dim", *,
     ``()``.  A 0-d array is one dimension unless ``allow_0d_array`` is
     False (``lax`` and ``jax.random`` shapes), where, not being iterable,
     it is a ``TypeError``.  A shape NumPy cannot allocate is a
-    ``ValueError`` (SPEC LAX-14)."""
+    ``ValueError`` (SPEC LAX-14).  With ``nonnegative=False`` only the types
+    are checked, as JAX's ``broadcast_to`` does before comparing shapes."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     elif getattr(shape, "ndim", None) == 0 and allow_0d_array:
@@ -1121,6 +1145,8 @@ def canonicalize_shape(shape, context="Shapes", op="broadcast_in_dim", *,
                             f"integer type, got {tuple(shape)}.") from None
     dims = tuple(dims)
     if any(d < 0 for d in dims):
+        if not nonnegative:
+            return dims
         raise TypeError(f"{op} shape must have every element be "
                         f"nonnegative, got {dims}.")
     check_array_size(dims)
@@ -1217,3 +1243,6 @@ def axis_env_key():
     """The bound names and sizes, part of jit's trace-cache key: a trace
     made under an axis name may hold collectives over it."""
     return tuple(_axis_env.names)
+
+
+_devices.register_transfer_guard_site("eager operands")

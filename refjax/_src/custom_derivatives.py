@@ -10,12 +10,13 @@ rules (SPEC AD-65, AD-67):
   only while linearizing) runs the user's ``fwd`` now and stages a
   ``custom_lin`` equation on the tangents, whose transpose calls ``bwd``.
 """
+import dataclasses
 import functools
 import inspect
 
 import numpy as np
 
-from refjax._src import core, errors, placement, tree_util
+from refjax._src import api, core, errors, placement, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import Primitive
 from refjax._src.interpreters import ad, batching
@@ -164,7 +165,11 @@ class custom_jvp:
         if isinstance(trace, ad.JVPTrace):
             return self._differentiate(trace, static, dyn, name, nondiff)
         fun = lambda *d: self.fun(*_merge_static(static, d, nondiff))  # noqa: E731
-        closed, consts, leaves, in_tree, out_tree = _trace_fun(fun, dyn, name)
+        found = []
+        closed, consts, leaves, in_tree, out_tree = _trace_fun(
+            api.ref_hooks.discover(fun, found, "custom_jvp"), dyn, name)
+        if found:
+            return _unstaged_with_refs(self.fun, args, "custom_jvp_call")
         rule = _Rule(self.jvp, static, in_tree, out_tree)
         outs = custom_jvp_call_p.bind(*consts, *leaves, name=name, call_jaxpr=closed,
                                       jvp_jaxpr_fun=rule, num_consts=len(consts),
@@ -306,6 +311,7 @@ class custom_vjp:
         self.fwd = None
         self.bwd = None
         self.symbolic_zeros = False
+        self.optimize_remat = False
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -313,9 +319,17 @@ class custom_vjp:
         return tree_util.Partial(self, obj)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """Set the rules.  ``symbolic_zeros``: ``fwd`` sees each argument
+        leaf as a :class:`CustomVJPPrimal` and ``bwd`` sees zero output
+        cotangents as ``SymbolicZero`` (SPEC CDR-3); ``optimize_remat``:
+        the forward pass is one ``remat_opt`` equation (SPEC CDR-4)."""
         self.fwd = fwd
         self.bwd = bwd
         self.symbolic_zeros = symbolic_zeros
+        self.optimize_remat = optimize_remat
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros")
 
     def __call__(self, *args, **kwargs):
         name = _function_name(self.fun)
@@ -330,14 +344,53 @@ class custom_vjp:
         if any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves(static)):
             raise errors.UnexpectedTracerError(_NONDIFF_TRACER)
         fun = lambda *d: self.fun(*_merge_static(static, d, nondiff))  # noqa: E731
-        closed, consts, leaves, in_tree, out_tree = _trace_fun(fun, dyn, name)
-        fwd = _Rule(self.fwd, static, in_tree, out_tree)
+        found = []
+        closed, consts, leaves, in_tree, out_tree = _trace_fun(
+            api.ref_hooks.discover(fun, found, "custom_vjp"), dyn, name)
+        fwd_fn = self.fwd
+        if self.optimize_remat:
+            fwd_fn = _remat_optimized_fwd(self.fun, self.fwd, nondiff)
+        fwd = _Rule(fwd_fn, static, in_tree, out_tree)
         fwd.nondiff_argnums = nondiff
         bwd = _Rule(self.bwd, static, in_tree, out_tree)
-        outs = custom_vjp_call_p.bind(*consts, *leaves, name=name, call_jaxpr=closed,
-                                      fwd=fwd, bwd=bwd, num_consts=len(consts),
-                                      symbolic_zeros=self.symbolic_zeros)
+        params = dict(name=name, call_jaxpr=closed, fwd=fwd, bwd=bwd,
+                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros)
+        if found and isinstance(core.current_trace(), ad.JVPTrace):
+            outs = _vjp_rules_now(core.current_trace(), [*consts, *leaves], params)
+        elif found:
+            return _unstaged_with_refs(self.fun, args, "custom_vjp_call")
+        else:
+            outs = custom_vjp_call_p.bind(*consts, *leaves, **params)
         return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _unstaged_with_refs(fun, args, prim_name):
+    """A custom-derivative function reaching ``jax.Ref``s from outside
+    outside differentiation: under ``vmap``s only it runs as is (its rule
+    cannot be needed); staged, refjax refuses it, with JAX's error for
+    ``custom_jvp`` under ``jit`` (SPEC EXT-12)."""
+    if api.ref_hooks.only_vmapped():
+        return fun(*args)
+    if prim_name == "custom_jvp_call":
+        raise NotImplementedError(
+            "No state discharge rule implemented for primitive: custom_jvp_call "
+            "(a custom_jvp function reaching a jax.Ref from outside cannot be "
+            "staged by jit, make_jaxpr, a loop, cond or checkpoint in refjax)")
+    raise TypeError(
+        "refjax cannot stage a custom_vjp function that reaches a jax.Ref from "
+        "outside (under jit, make_jaxpr, a loop, cond or checkpoint); call it "
+        "eagerly, under grad or vmap, or pass the value r[...] in as an argument.")
+
+
+def _vjp_rules_now(trace, leaves, params):
+    """A ``custom_vjp`` function reaching ``jax.Ref``s, differentiated: its
+    ``fwd`` runs now and its ``bwd`` on the backward pass, each reading and
+    writing the Refs then, as in JAX (SPEC EXT-12)."""
+    pairs = [trace.to_primal_tangent(x) for x in leaves]
+    with core.set_current_trace(trace.parent):
+        outs, lin = _custom_vjp_call_jvp([p for p, _ in pairs], [t for _, t in pairs],
+                                         **params)
+    return [trace.new(p, t) for p, t in zip(outs, lin)]
 
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
@@ -366,8 +419,8 @@ def _custom_vjp_call_jvp(primals, tangents, *, name, call_jaxpr, fwd, bwd,
             f"The custom_vjp function {name} closes over a value being "
             "differentiated; pass it in as an argument instead.")
     primals, tangents = primals[num_consts:], tangents[num_consts:]
-    args = _merge_static(fwd.static, tree_util.tree_unflatten(fwd.in_tree, primals),
-                         fwd.nondiff_argnums)
+    args = _merge_static(fwd.static, tree_util.tree_unflatten(
+        fwd.in_tree, _fwd_leaves(primals, tangents, symbolic_zeros)), fwd.nondiff_argnums)
     result = fwd.fn(*args)
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of "
@@ -394,6 +447,41 @@ def _custom_vjp_call_jvp(primals, tangents, *, name, call_jaxpr, fwd, bwd,
 
 
 custom_vjp_call_p.jvp = _custom_vjp_call_jvp
+
+
+@dataclasses.dataclass(slots=True)
+class CustomVJPPrimal:
+    """One argument leaf as a ``symbolic_zeros`` fwd rule sees it: its
+    ``value``, and whether it is ``perturbed`` (has a non-zero tangent)
+    (SPEC CDR-3)."""
+    value: object
+    perturbed: bool
+
+
+def _fwd_leaves(primals, tangents, symbolic_zeros):
+    if not symbolic_zeros:
+        return primals
+    return [CustomVJPPrimal(p, type(t) is not Zero) for p, t in zip(primals, tangents)]
+
+
+def custom_vjp_primal_tree_values(tree):
+    """``tree`` with each :class:`CustomVJPPrimal` leaf replaced by its
+    value; any other leaf is a ``TypeError`` (SPEC CDR-3)."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_util.tree_map(value, tree)
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+    """A zero tangent for each leaf of ``val``: an array of the tangent
+    type (``float0`` for integers), or a ``SymbolicZero`` of that type
+    when ``symbolic_zeros`` (SPEC CDR-3)."""
+    def zero(x):
+        aval = ad.tangent_aval(core.get_aval(x))
+        return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+    return tree_util.tree_map(zero, val)
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
@@ -531,13 +619,30 @@ def _custom_vjp_call_batch(axis_data, vals, dims, *, name, call_jaxpr, fwd, bwd,
     axes = _in_axes(batched)
 
     def batched_fwd(*dyn):
-        def one(leaves):
+        leaves = tree_util.tree_leaves(dyn)
+        # With symbolic zeros the leaves are CustomVJPPrimal records: map
+        # over their values and rebuild the records one example at a time.
+        flags = [x.perturbed if type(x) is CustomVJPPrimal else None for x in leaves]
+        values = [x.value if type(x) is CustomVJPPrimal else x for x in leaves]
+
+        def one(values):
+            leaves = [v if f is None else CustomVJPPrimal(v, f)
+                      for v, f in zip(values, flags)]
             args = tree_util.tree_unflatten(fwd.in_tree, leaves)
             return fwd.fn(*_merge_static(fwd.static, args, fwd.nondiff_argnums))
-        return _vmapped(one, axis_data, [axes])(tree_util.tree_leaves(dyn))
+        return _vmapped(one, axis_data, [axes])(values)
 
     def batched_bwd(res, ct):
-        cts = _vmapped(lambda r, c: bwd.fn(*bwd.static, r, c), axis_data, [0, 0])(res, ct)
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct, is_leaf=lambda x: type(x) is Zero)
+        zero = [type(c) is Zero for c in ct_leaves]
+
+        def one(r, nonzero):
+            it = iter(nonzero)
+            leaves = [Zero(batching.unbatched_aval(c.aval, 0)) if z else next(it)
+                      for c, z in zip(ct_leaves, zero)]
+            return bwd.fn(*bwd.static, r, tree_util.tree_unflatten(ct_tree, leaves))
+        nonzero = [c for c, z in zip(ct_leaves, zero) if not z]
+        cts = _vmapped(one, axis_data, [0, 0])(res, nonzero)
         if not isinstance(cts, tuple):
             return cts     # reported by the structure check on the outside
         expected = tree_util.tree_structure(tree_util.tree_unflatten(
@@ -553,7 +658,7 @@ def _custom_vjp_call_batch(axis_data, vals, dims, *, name, call_jaxpr, fwd, bwd,
     outs = custom_vjp_call_p.bind(
         *vals, name=name, call_jaxpr=closed, num_consts=num_consts, fwd=b_fwd,
         bwd=_Rule(batched_bwd, (), bwd.in_tree, bwd.out_tree),
-        symbolic_zeros=False)
+        symbolic_zeros=symbolic_zeros)
     return outs, [0] * len(outs)
 
 
@@ -600,3 +705,235 @@ def closure_convert(fun, *example_args):
         return tree_util.tree_unflatten(out_tree, outs)
 
     return converted, consts
+
+
+# ---------------------------------------------------------------------------
+# linear_call: a linear function with a hand-written transpose (SPEC CDR-2)
+# ---------------------------------------------------------------------------
+
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+    """``fun(residual_args, linear_args)``, bound as one ``linear_call``
+    equation whose transpose is a ``linear_call`` of ``fun_transpose``
+    (which in turn transposes back to ``fun``) (SPEC CDR-2).
+
+    ``fun`` must be linear in ``linear_args``; ``fun_transpose(residuals,
+    cotangent)`` returns a value shaped like ``linear_args``."""
+    res_leaves, res_tree = tree_util.tree_flatten(residual_args)
+    lin_leaves, lin_tree = tree_util.tree_flatten(linear_args)
+    res_avals = [core.get_aval(x) for x in res_leaves]
+    lin_avals = [core.get_aval(x) for x in lin_leaves]
+    callee, consts, out_tree = _trace_two_part(fun, res_tree, lin_tree,
+                                               res_avals + lin_avals)
+    thunk = _LinearTranspose(fun_transpose, res_tree, out_tree, lin_tree,
+                             res_avals + list(callee.out_avals))
+    outs = linear_call_p.bind(*consts, *res_leaves, *lin_leaves, callee=callee,
+                              transpose_thunk=thunk, num_callee_consts=len(consts),
+                              num_res=len(res_leaves))
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _trace_two_part(fn, res_tree, lin_tree, avals):
+    """Trace ``fn(residuals, linear)`` on flat avals: (closed jaxpr whose
+    traced constants lead its inputs, those constants, output tree)."""
+    n_res = res_tree.num_leaves
+    store = {}
+
+    def flat(*xs):
+        out = fn(tree_util.tree_unflatten(res_tree, xs[:n_res]),
+                 tree_util.tree_unflatten(lin_tree, xs[n_res:]))
+        leaves, store["tree"] = tree_util.tree_flatten(out)
+        return leaves
+
+    closed = pe.trace_to_jaxpr(flat, avals)
+    closed, consts = pe.closure_convert(closed)
+    return closed, consts, store["tree"]
+
+
+class _LinearTranspose:
+    """The transpose of a ``linear_call``, traced when first needed:
+    ``()`` gives (closed jaxpr, its traced constants)."""
+
+    def __init__(self, fn, res_tree, ct_tree, lin_tree, avals):
+        self.fn, self.res_tree, self.ct_tree = fn, res_tree, ct_tree
+        self.lin_tree, self.avals, self.traced = lin_tree, avals, None
+
+    def __call__(self):
+        if self.traced is None:
+            closed, consts, out_tree = _trace_two_part(
+                self.fn, self.res_tree, self.ct_tree, self.avals)
+            if out_tree != self.lin_tree:
+                raise TypeError(
+                    "transpose output pytree structure must match that of linear "
+                    f"inputs, got output structure {out_tree} and input structure "
+                    f"{self.lin_tree}.")
+            self.traced = closed, consts
+        return self.traced
+
+    def __str__(self):
+        return f"<transpose of linear_call: {_function_name(self.fn)}>"
+
+    __repr__ = __str__
+
+
+class _KnownTranspose:
+    """The transpose of a transposed ``linear_call``: the original callee."""
+
+    def __init__(self, callee, consts):
+        self.traced = callee, consts
+
+    def __call__(self):
+        return self.traced
+
+    def __str__(self):
+        return "<transpose of linear_call: the original callee>"
+
+    __repr__ = __str__
+
+
+linear_call_p = Primitive("linear_call", multiple_results=True)
+linear_call_p.def_abstract_eval(lambda *avals, callee, **_: callee.out_avals)
+def_call(linear_call_p, "callee")
+linear_call_p.not_supported("batch", "undefined in JAX: JAX 0.10.2 has no batching "
+                             "rule for linear_call")
+
+
+def _linear_call_jvp(primals, tangents, *, callee, transpose_thunk, num_callee_consts,
+                     num_res):
+    """Linear in the linear operands: the tangent is the same call on their
+    tangents.  Residuals may not carry tangents (JAX asserts it)."""
+    n = num_callee_consts + num_res
+    if any(type(t) is not Zero for t in tangents[:n]):
+        raise AssertionError(
+            "linear_call cannot be differentiated with respect to its residual "
+            "arguments (or values its functions close over); it is linear in "
+            "linear_args only.")
+    params = dict(callee=callee, transpose_thunk=transpose_thunk,
+                  num_callee_consts=num_callee_consts, num_res=num_res)
+    outs = linear_call_p.bind(*primals, **params)
+    lin = [ad.instantiate_zeros(t) for t in tangents[n:]]
+    return outs, linear_call_p.bind(*primals[:n], *lin, **params)
+
+
+def _linear_call_transpose(cts, *args, callee, transpose_thunk, num_callee_consts,
+                           num_res):
+    """A ``linear_call`` of the transpose function on the cotangents, whose
+    own transpose is the original callee (SPEC CDR-2)."""
+    transpose, t_consts = transpose_thunk()
+    operands_res = args[num_callee_consts:num_callee_consts + num_res]
+    ct_avals = transpose.in_avals[len(t_consts) + num_res:]
+    cts = [ad.zeros_like_aval(a) if type(c) is Zero else c for c, a in zip(cts, ct_avals)]
+    cts_out = linear_call_p.bind(
+        *t_consts, *operands_res, *cts, callee=transpose,
+        transpose_thunk=_KnownTranspose(callee, list(args[:num_callee_consts])),
+        num_callee_consts=len(t_consts), num_res=num_res)
+    return [None] * (num_callee_consts + num_res) + list(cts_out)
+
+
+linear_call_p.jvp = _linear_call_jvp
+linear_call_p.transpose = _linear_call_transpose
+
+
+# ---------------------------------------------------------------------------
+# custom_vjp(optimize_remat=True): the fwd rule as one remat_opt equation
+# (SPEC CDR-4)
+# ---------------------------------------------------------------------------
+
+_NO_HIGHER_ORDER = "remat optimization for custom_vjp does not support higher-order AD"
+_LINEARIZE_FAILED = (
+    "Linearization failed to produce known values for all output primals. This is "
+    "typically caused by attempting to differentiate a function uses an operation "
+    "that does not support reverse-mode autodiff.")
+
+
+def _remat_optimized_fwd(fun, fwd, nondiff):
+    """``fwd`` run as one ``remat_opt`` equation holding its jaxpr (residuals
+    first, then the primal outputs), with ``fun``'s jaxpr kept alongside.
+    Residuals that are inputs are passed through, not computed."""
+    @functools.wraps(fwd)
+    def wrapped(*args):
+        static, dyn = _split_static(args, nondiff)
+        leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
+        avals = [core.get_aval(x) for x in leaves]
+        store = {}
+
+        def flat_fwd(*xs):
+            d = tree_util.tree_unflatten(in_tree, xs)
+            out, res = _check_fwd_pair(fwd(*_merge_static(static, d, nondiff)), fun)
+            out_leaves, store["out_tree"] = tree_util.tree_flatten(out)
+            res_leaves, store["res_tree"] = tree_util.tree_flatten(res)
+            store["forwarded"] = [_input_index(r, xs) for r in res_leaves]
+            return [r for r, i in zip(res_leaves, store["forwarded"]) if i is None] + out_leaves
+
+        closed = pe.trace_to_jaxpr(flat_fwd, avals)
+        closed, consts = pe.closure_convert(closed)
+        num_res = sum(i is None for i in store["forwarded"])
+
+        def fun_jaxpr_thunk():
+            f = lambda *d: fun(*_merge_static(static, d, nondiff))  # noqa: E731
+            return _trace_fun(f, dyn, _function_name(fun))[0]
+
+        outs = remat_opt_p.bind(*consts, *leaves, num_consts=len(consts), num_res=num_res,
+                                fwd_jaxpr=closed, fun_jaxpr_thunk=fun_jaxpr_thunk)
+        computed = iter(outs[:num_res])
+        res = [next(computed) if i is None else leaves[i] for i in store["forwarded"]]
+        return (tree_util.tree_unflatten(store["out_tree"], outs[num_res:]),
+                tree_util.tree_unflatten(store["res_tree"], res))
+    return wrapped
+
+
+def _check_fwd_pair(result, fun):
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of "
+                        "length two) where the first element represents the primal "
+                        "output (equal to the output of the custom_vjp-decorated "
+                        f"function {_function_name(fun)}) and the second element "
+                        "represents residuals, but instead the fwd rule output was "
+                        f"{result}.")
+    return result
+
+
+def _input_index(x, inputs):
+    return next((i for i, a in enumerate(inputs) if a is x), None)
+
+
+remat_opt_p = Primitive("remat_opt", multiple_results=True)
+remat_opt_p.def_abstract_eval(lambda *avals, fwd_jaxpr, **_: fwd_jaxpr.out_avals)
+def_call(remat_opt_p, "fwd_jaxpr")
+
+
+def _remat_opt_batch(axis_data, vals, dims, *, num_consts, num_res, fwd_jaxpr,
+                     fun_jaxpr_thunk):
+    vals, in_batched, closed = _batched_call_jaxpr(axis_data, vals, dims, fwd_jaxpr)
+    outs = remat_opt_p.bind(*vals, num_consts=num_consts, num_res=num_res,
+                            fwd_jaxpr=closed, fun_jaxpr_thunk=fun_jaxpr_thunk)
+    return outs, [0] * len(outs)
+
+
+def _remat_opt_jvp(primals, tangents, *, num_consts, num_res, fwd_jaxpr,
+                   fun_jaxpr_thunk):
+    """The JVP of the fwd jaxpr, in one ``remat_opt`` equation whose outputs
+    are the primal results then their non-zero tangents."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    jvp_closed, out_nz = ad.jvp_jaxpr(fwd_jaxpr, nonzeros)
+    outs = remat_opt_p.bind(*primals, *[t for t in tangents if type(t) is not Zero],
+                            num_consts=num_consts, num_res=num_res, fwd_jaxpr=jvp_closed,
+                            fun_jaxpr_thunk=fun_jaxpr_thunk)
+    n = len(fwd_jaxpr.out_avals)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(ad.tangent_aval(a))
+                      for nz, a in zip(out_nz, fwd_jaxpr.out_avals)]
+
+
+def _not_linearizable(trace, args, params):
+    """Reverse mode through this primitive is refused as JAX refuses it."""
+    raise ValueError(_LINEARIZE_FAILED)
+
+
+def _remat_opt_transpose(cts, *args, **params):
+    raise NotImplementedError(_NO_HIGHER_ORDER)
+
+
+remat_opt_p.batch = _remat_opt_batch
+remat_opt_p.jvp = _remat_opt_jvp
+remat_opt_p.partial_eval = _not_linearizable
+remat_opt_p.transpose = _remat_opt_transpose

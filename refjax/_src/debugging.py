@@ -5,6 +5,8 @@ under ``jit`` it becomes an equation, so it runs at every execution of the
 compiled program, in program order, with the runtime values; Python's own
 ``print`` runs only while tracing.  Eagerly, the implementation runs at once.
 """
+import copy
+import logging
 import string
 
 import numpy as np
@@ -22,18 +24,29 @@ def _host(buffer):
     return backend.get().to_host(buffer)
 
 
-class _DebugEffect:
-    """The effect printed in ``debug_callback[effect=Debug ...]``."""
+class DebugEffect:
+    """The effect of an unordered debug callback, printed as
+    ``debug_callback[effect=Debug ...]`` (SPEC DBG-16)."""
 
-    def __init__(self, name):
-        self.name = name
+    def __str__(self):
+        return "Debug"
 
-    def __repr__(self):
-        return self.name
+    __repr__ = __str__
 
 
-debug_effect = _DebugEffect("Debug")
-ordered_debug_effect = _DebugEffect("OrderedDebug")
+class OrderedDebugEffect:
+    """The effect of an ordered one (``ordered=True``): such callbacks run
+    in program order.  Not a subclass of :class:`DebugEffect`, as in JAX."""
+
+    def __str__(self):
+        return "OrderedDebug"
+
+    __repr__ = __str__
+
+
+debug_effect = DebugEffect()
+ordered_debug_effect = OrderedDebugEffect()
+logger = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------------
@@ -51,7 +64,7 @@ def _debug_print_abstract_eval(*avals, **params):
 
 @debug_print_p.def_impl
 def _debug_print_impl(*buffers, fmt, in_tree, static_args, np_printoptions,
-                      **unused):
+                      has_placeholders, logging_record, **unused):
     """Format with ``str.format`` on ``jax.Array`` values, as JAX does (DBG-2).
 
     0-d values format like Python scalars (``0.9092974066734314`` for a
@@ -63,8 +76,18 @@ def _debug_print_impl(*buffers, fmt, in_tree, static_args, np_printoptions,
     leaves = [statics[i] if i in statics else next(dynamic)
               for i in range(in_tree.num_leaves)]
     args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
-    with np.printoptions(**dict(np_printoptions)):
-        print(fmt.format(*args, **kwargs), flush=True)
+    if has_placeholders:
+        with np.printoptions(**dict(np_printoptions)):
+            msg = fmt.format(*args, **kwargs)
+    else:
+        # A template without fields (its check skipped): the values follow it.
+        msg = " ".join((fmt, *(str(a) for a in args)))
+    if logging_record is not None:
+        record = copy.copy(logging_record)
+        record.msg = msg
+        logger.handle(record)
+    else:
+        print(msg, flush=True)
     return []
 
 
@@ -125,26 +148,59 @@ def _is_dynamic(leaf):
         type(leaf) in core._SCALAR_TYPES)
 
 
-def debug_print(fmt, *args, ordered=False, partitioned=False, **kwargs):
+def debug_print(fmt=None, *args, ordered=False, partitioned=False,
+                skip_format_check=False, _use_logging=False, **kwargs):
     """Print ``fmt.format(*args, **kwargs)`` with runtime values (DBG-1).
 
     The fields are checked against the arguments now, so a missing name
-    raises ``KeyError`` at trace time as in JAX.
+    raises ``KeyError`` at trace time as in JAX.  Called with options only
+    (``fmt`` omitted) it returns the printing function (SPEC DBG-14).
     """
-    if not isinstance(fmt, str):
-        raise TypeError(f"jax.debug.print expects a string format, got {type(fmt)}")
-    _check_fields(fmt, args, kwargs)
-    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-    # Non-array leaves (strings, None...) travel as (position, value) params.
-    statics = tuple((i, x) for i, x in enumerate(leaves) if not _is_dynamic(x))
-    dynamic = [x for x in leaves if _is_dynamic(x)]
-    has_placeholders = any(field is not None
-                           for _, field, _, _ in string.Formatter().parse(fmt))
-    debug_print_p.bind(*dynamic, fmt=fmt, has_placeholders=has_placeholders,
-                       in_tree=in_tree, logging_record=None,
-                       np_printoptions=tuple(np.get_printoptions().items()),
-                       ordered=bool(ordered), partitioned=bool(partitioned),
-                       static_args=statics)
+    def print_now(fmt, *args, **kwargs):
+        if not isinstance(fmt, str):
+            raise TypeError(f"jax.debug.print expects a string format, got {type(fmt)}")
+        if not skip_format_check:
+            _check_fields(fmt, args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        # Non-array leaves (strings, None...) travel as (position, value) params.
+        statics = tuple((i, x) for i, x in enumerate(leaves) if not _is_dynamic(x))
+        dynamic = [x for x in leaves if _is_dynamic(x)]
+        has_placeholders = any(field is not None
+                               for _, field, _, _ in string.Formatter().parse(fmt))
+        record = _logging_record(logging.INFO) if _use_logging else None
+        debug_print_p.bind(*dynamic, fmt=fmt, has_placeholders=has_placeholders,
+                           in_tree=in_tree, logging_record=record,
+                           np_printoptions=tuple(np.get_printoptions().items()),
+                           ordered=bool(ordered), partitioned=bool(partitioned),
+                           static_args=statics)
+
+    if fmt is not None:
+        print_now(fmt, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError("debug_print received unexpected arguments in the two-call "
+                        f"form: {args=} {kwargs=}")
+    return print_now
+
+
+def debug_log(fmt=None, *args, ordered=False, partitioned=False,
+              skip_format_check=False, **kwargs):
+    """``debug_print``, but the message goes to the ``logging`` logger of
+    this module at level INFO, its record naming the caller's file and
+    line, instead of to stdout (SPEC DBG-14)."""
+    return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
+                       skip_format_check=skip_format_check, _use_logging=True,
+                       **kwargs)
+
+
+def _logging_record(level):
+    """A record for the user's call site, made at trace time; the message
+    is filled in each time the print runs."""
+    where = core.current_source_info()
+    file_name, line_no = "(unknown file)", 0
+    if where is not None:
+        file_name, line_no = where.code.co_filename, where.lineno
+    return logger.makeRecord(logger.name, level, file_name, line_no, "", (), None)
 
 
 class _FieldChecker(string.Formatter):
@@ -511,3 +567,36 @@ def _io_callback_batch(axis_data, vals, dims, *, callback, result_avals, ordered
 pure_callback_p.batch = _pure_callback_batch
 io_callback_p.batch = _io_callback_batch
 
+
+
+# ---------------------------------------------------------------------------
+# jax.debug.inspect_array_sharding (SPEC DBG-15)
+# ---------------------------------------------------------------------------
+
+def inspect_array_sharding(value, *, callback):
+    """Call ``callback(leaf.sharding)`` for each array leaf of ``value``.
+
+    A concrete ``jax.Array`` reports its sharding at once.  A leaf without
+    a sharding (a Python scalar) raises ``AttributeError`` as in JAX.  A
+    traced value raises ``NotImplementedError``: JAX reports the sharding
+    its compiler chose, and refjax's compiled programs compute on global
+    values without choosing one, so there is no true answer to give."""
+    leaves = tree_util.tree_leaves(value)
+    for leaf in leaves:
+        if isinstance(leaf, core.Tracer):
+            raise NotImplementedError(
+                "refjax cannot inspect the sharding of a traced value (inside jit, "
+                "vmap, grad...): JAX reports the sharding its compiler picks, which "
+                "refjax does not choose. Call jax.debug.inspect_array_sharding on a "
+                "concrete array (or read .sharding of the transformed function's "
+                "result) instead.")
+        if not _is_dynamic(leaf) and not isinstance(leaf, Array):
+            raise TypeError(
+                "Error interpreting argument to inspect_sharding as a JAX value. The "
+                f"problematic value is of type {type(leaf)}; pass jax.Array leaves.")
+        if not isinstance(leaf, Array):
+            raise AttributeError(f"'{type(leaf).__name__}' object has no attribute "
+                                 "'sharding' (jax.debug.inspect_array_sharding needs "
+                                 "jax.Array leaves)")
+    for leaf in leaves:
+        callback(leaf.sharding)

@@ -5,8 +5,13 @@ backend, or ``jax_num_cpu_devices`` simulated CPU devices on NumPy.  The
 sharding layer (Mesh, NamedSharding, pmap) builds on this list.
 """
 
+import contextlib
+import logging
+import threading
+
 from refjax._src import backend as _backend
 from refjax._src import config as _config
+from refjax._src.errors import JaxRuntimeError
 
 _cache = {}
 
@@ -91,8 +96,39 @@ def devices(backend=None):
     return list(found)
 
 
-def default_device():
+def first_device():
+    """Device 0 of the active backend: where an array made without any
+    ``jax_default_device`` setting lives."""
     return devices()[0]
+
+
+_default_option = _config.states["jax_default_device"]
+
+
+def default_device():
+    """Where new uncommitted arrays go: ``jax_default_device`` (a Device,
+    or a platform name standing for that platform's first device), else
+    the first device (SPEC CFG-22)."""
+    return creation_device() or first_device()
+
+
+def creation_device():
+    """The device ``jax_default_device`` names, or None when it names
+    none (or the first device): the common case stays a single lookup."""
+    value = _default_option.value
+    if value is None:
+        return None
+    found = devices(value)[0] if isinstance(value, str) else value
+    if found.id == 0:
+        return None
+    if found.platform != "cpu":
+        # Only the simulated CPU devices share one memory: on a GPU backend
+        # an array would have to be moved there, which refjax does not do.
+        raise NotImplementedError(
+            f"jax_default_device={value!r}: refjax creates arrays on the first "
+            f"{found.platform} device only; place them with "
+            "jax.device_put(x, device) instead")
+    return found
 
 
 def local_devices(process_index=None, backend=None):
@@ -137,3 +173,69 @@ def process_count(backend=None):
 
 def default_backend():
     return _backend.get().platform
+
+
+# -- transfer guards (SPEC CFG-27) ---------------------------------------------
+
+_logger = logging.getLogger("refjax.transfer_guard")
+_GUARDS = {kind: _config.states[f"jax_transfer_guard_{kind.replace('-', '_')}"]
+           for kind in ("host-to-device", "device-to-device", "device-to-host")}
+_ALL_GUARD = _config.states["jax_transfer_guard"]
+
+
+def guard_transfer(kind, explicit, describe):
+    """Apply the transfer guard of ``kind`` ("host-to-device",
+    "device-to-device") to one transfer.  'log' logs implicit transfers,
+    'disallow' refuses them with JAX's ``JaxRuntimeError``; the
+    ``_explicit`` variants do so for explicit ones (``device_put``) too.
+    ``describe()`` gives the "aval=..., dst_sharding=..." text."""
+    mode = _GUARDS[kind].value or _ALL_GUARD.value
+    if mode is None or mode == "allow":
+        return
+    if explicit and not mode.endswith("_explicit"):
+        return
+    if mode.startswith("log"):
+        _logger.warning("%s transfer: %s", kind, describe())
+        return
+    raise JaxRuntimeError(
+        f"INVALID_ARGUMENT: Disallowed {kind} transfer: {describe()}")
+
+
+class _Explicit(threading.local):
+    active = False
+
+
+_explicit = _Explicit()
+
+
+@contextlib.contextmanager
+def explicit_transfer():
+    """Inside ``device_put``, which guards its transfers as explicit ones:
+    the conversions it makes on the way are not implicit transfers."""
+    old, _explicit.active = _explicit.active, True
+    try:
+        yield
+    finally:
+        _explicit.active = old
+
+
+def guard_host_to_device(aval, explicit=False):
+    """The host-to-device guard for one NumPy array or Python scalar becoming
+    an Array on the default device; ``aval`` is its ShapedArray, or a
+    function giving it (called only when a guard is set)."""
+    if _GUARDS["host-to-device"].value is None and _ALL_GUARD.value is None:
+        return
+    if _explicit.active and not explicit:
+        return
+
+    def describe():
+        shown = aval() if callable(aval) else aval
+        return (f"aval={shown!r}, dst_sharding=SingleDeviceSharding("
+                f"device={default_device()!r}, memory_kind=device)")
+    guard_transfer("host-to-device", explicit, describe)
+
+
+def register_transfer_guard_site(name):
+    """Record that the host-to-device conversion ``name`` (one of
+    ``config.TRANSFER_GUARD_SITES``) calls the guard."""
+    _config.transfer_guard_sites.add(name)

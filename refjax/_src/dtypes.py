@@ -41,12 +41,12 @@ complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
 # Sub-byte integers and small floats: valid array dtypes that never promote
-# implicitly (DT-9).
-_NARROW_INT_NAMES = ("int2", "int4", "uint2", "uint4")
+# implicitly (DT-9); the 1-bit integers and 6-bit floats too (SPEC NPP-1).
+_NARROW_INT_NAMES = ("int1", "int2", "int4", "uint1", "uint2", "uint4")
 _SMALL_FLOAT_NAMES = (
-    "float4_e2m1fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu",
-    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-    "float8_e5m2fnuz")
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4",
+    "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
 narrow_int_dtypes = tuple(np.dtype(getattr(ml_dtypes, n))
                           for n in _NARROW_INT_NAMES if hasattr(ml_dtypes, n))
 small_float_dtypes = tuple(np.dtype(getattr(ml_dtypes, n))
@@ -166,16 +166,25 @@ def _least_upper_bound(types, strict, x64):
     raise TypePromotionError(_no_path_message(types, strict))
 
 
+def _small_float_bits(dt):
+    """8, 6 or 4 for the small floats (by their ``float<bits>_`` name)."""
+    return int(dt.name[len("float")])
+
+
 def _no_path_message(types, strict):
-    names = tuple(t.__name__ if isinstance(t, type) else str(t) for t in types)
+    # JAX names Python types by their str(): "<class 'float'>" (SPEC NPP-1).
+    names = tuple(str(t) for t in types)
     concrete = [t for t in types if not isinstance(t, type)]
-    if any(t in _ml_float_dtypes - {bfloat16} for t in concrete):
-        return (f"Input dtypes {names} have no available implicit dtype "
-                "promotion path. To avoid unintended promotion, 8-bit floats do "
-                "not support implicit promotion. If you'd like your inputs to be "
-                "promoted to another type, you can do so explicitly using e.g. "
-                "x.astype('float32')")
-    if any(t in _ml_int_dtypes for t in concrete):
+    small = {_small_float_bits(t) for t in concrete if t in _ml_float_dtypes - {bfloat16}}
+    # JAX names the widest kind of small float present first (SPEC NPP-1).
+    for bits in (8, 6, 4):
+        if not strict and bits in small:
+            return (f"Input dtypes {names} have no available implicit dtype "
+                    f"promotion path. To avoid unintended promotion, {bits}-bit "
+                    "floats do not support implicit promotion. If you'd like your "
+                    "inputs to be promoted to another type, you can do so "
+                    "explicitly using e.g. x.astype('float32')")
+    if not strict and any(t in _ml_int_dtypes for t in concrete):
         return (f"Input dtypes {names} have no available implicit dtype "
                 "promotion path. To avoid unintended promotion, 1-bit, 2-bit and "
                 "4-bit integers do not support implicit promotion. If you'd like "
@@ -244,14 +253,29 @@ def check_user_dtype(dtype, fun_name):
                         f"got dtype {dt} in {fun_name}")
     canonical = canonicalize_dtype(dt)
     if canonical != dt:
-        warnings.warn(
-            f"Explicitly requested dtype {dt} requested in {fun_name} is not "
-            f"available, and will be truncated to dtype {canonical}. To enable "
-            "more dtypes, set the jax_enable_x64 configuration option or the "
-            "JAX_ENABLE_X64 shell environment variable. See "
-            "https://github.com/jax-ml/jax#current-gotchas for more.",
-            UserWarning, stacklevel=3)
+        _explicit_x64_request(dt, canonical, fun_name)
     return canonical
+
+
+def _explicit_x64_request(dt, canonical, fun_name):
+    """A 64-bit dtype asked for with x64 off: ``jax_explicit_x64_dtypes``
+    says whether that warns (and truncates) or raises ValueError (SPEC
+    CFG-23); ``fun_name`` None leaves out "requested in ..."."""
+    where = "" if fun_name is None else f" requested in {fun_name}"
+    mode = _config.states["jax_explicit_x64_dtypes"].value
+    if mode == _config.ExplicitX64Mode.ERROR:
+        raise ValueError(
+            f"Explicitly requested dtype {dt}{where} is not available. To enable "
+            "more dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes "
+            "configuration options.See https://github.com/jax-ml/jax#current-gotchas "
+            "for more.")
+    warnings.warn(
+        f"Explicitly requested dtype {dt}{where} is not "
+        f"available, and will be truncated to dtype {canonical}. To enable "
+        "more dtypes, set the jax_enable_x64 configuration option or the "
+        "JAX_ENABLE_X64 shell environment variable. See "
+        "https://github.com/jax-ml/jax#current-gotchas for more.",
+        UserWarning, stacklevel=4)
 
 
 # The array types (refjax Arrays, tracers) that may not stand for a dtype;
@@ -390,15 +414,23 @@ def promote_types(a, b):
     Python types ``int``/``float``/``complex`` are weak nodes; a weak result
     becomes that kind's 64-bit dtype.  No canonicalization, no warning.
     """
-    na, nb = (_promote_types_node(a), _promote_types_node(b))
+    # JAX reads both arguments as dtypes before it checks either (NP-71).
+    na, nb = _promote_types_arg(a), _promote_types_arg(b)
+    na, nb = _promote_types_node(na), _promote_types_node(nb)
     node = _least_upper_bound([na, nb], *_promotion_mode())
     return _node_to_dtype(node, canonical=False)
+
+
+def _promote_types_arg(x):
+    if isinstance(x, type) and x in _WEAK_DEFAULTS:
+        return x
+    return _query_dtype(x)
 
 
 def _promote_types_node(x):
     if isinstance(x, type) and x in _WEAK_DEFAULTS:
         return bool_ if x is bool else x
-    dt = to_dtype(x)
+    dt = x
     if not is_valid_jax_dtype(dt) or dt == float0:
         raise ValueError(f"dtype={dt!r} is not a valid dtype for JAX type promotion.")
     return dt
@@ -419,10 +451,32 @@ def _as_numpy_type_arg(x):
     return x
 
 
+def _query_dtype(x):
+    """``np.dtype(x)`` as JAX's ``promote_types`` and ``issubdtype`` read
+    it: an array stands for its dtype, with a DeprecationWarning, and one
+    whose dtype is no NumPy dtype (a key array) is NumPy's ValueError, raised
+    here rather than inside NumPy (NP-71)."""
+    if array_types and isinstance(x, tuple(array_types)):
+        warnings.warn("Implicit conversion of an array to a dtype is deprecated; "
+                      "rather than dtype=arr use dtype=arr.dtype. In the future "
+                      "this will result in an error.", DeprecationWarning, stacklevel=4)
+        return np.dtype(x)
+    return to_dtype(x)
+
+
+def _issubdtype_arg(x):
+    """A type, dtype or extended dtype as is; anything else as
+    ``_query_dtype`` reads it (NP-71)."""
+    x = _as_numpy_type_arg(x)
+    if isinstance(x, (type, np.dtype, ExtendedDType)):
+        return x
+    return _query_dtype(x)
+
+
 def issubdtype(a, b):
     """``np.issubdtype`` that also places bfloat16, float8 and int4 types
     under ``np.floating`` / ``np.(un)signedinteger`` as JAX does (DT-10)."""
-    a, b = _as_numpy_type_arg(a), _as_numpy_type_arg(b)
+    a, b = _issubdtype_arg(a), _issubdtype_arg(b)
     if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
         return _extended_issubdtype(a, b)
     if isinstance(a, type) and issubclass(a, extended):
@@ -480,7 +534,9 @@ def itemsize_bits(dtype):
     """Size of one element in bits (4 for int4)."""
     dt = to_dtype(dtype)
     if dt in _ml_int_dtypes or dt in _ml_float_dtypes:
-        bits = {"int2": 2, "uint2": 2, "int4": 4, "uint4": 4, "float4_e2m1fn": 4}
+        bits = {"int1": 1, "uint1": 1, "int2": 2, "uint2": 2, "int4": 4,
+                "uint4": 4, "float4_e2m1fn": 4, "float6_e2m3fn": 6,
+                "float6_e3m2fn": 6}
         return bits.get(dt.name, 8 * dt.itemsize)
     return 8 * dt.itemsize
 
@@ -537,14 +593,15 @@ def isdtype(dtype, kind):
     """Array-API ``isdtype``: whether ``dtype`` is of ``kind`` (a kind name
     such as ``'real floating'``, a dtype, or a tuple of them).  Arrays stand
     for their dtypes, as in JAX (SPEC DT-18)."""
-    dt = read_dtype(dtype)
+    dt = _numpy_dtype_of(dtype)
+    parents, others = [], []
+    # Every kind is read before any is compared, as in JAX (SPEC NP-75).
     for k in kind if isinstance(kind, tuple) else (kind,):
         if isinstance(k, str) and k in _KIND_PARENTS:
-            if any(issubdtype(dt, parent) for parent in _KIND_PARENTS[k]):
-                return True
+            parents.extend(_KIND_PARENTS[k])
             continue
         try:
-            other = read_dtype(k)
+            others.append(_numpy_dtype_of(k))
         except TypeError:
             if isinstance(k, str):
                 raise ValueError(f"Unrecognized kind={k!r} expected one of "
@@ -552,9 +609,16 @@ def isdtype(dtype, kind):
                                  "jnp.dtype()") from None
             raise TypeError(f"Expected kind to be a dtype, string, or tuple; "
                             f"got kind={k!r}") from None
-        if other == dt:
-            return True
-    return False
+    return any(issubdtype(dt, p) for p in parents) or any(o == dt for o in others)
+
+
+def _numpy_dtype_of(x):
+    """``read_dtype``, except that a key array has no NumPy dtype: JAX's
+    ``np.dtype(keys)`` is ValueError (SPEC NP-75)."""
+    if array_types and isinstance(x, tuple(array_types)) and is_extended(x.dtype):
+        raise ValueError(f"Could not convert {x!r} to a NumPy dtype (via "
+                         f"`.__numpy_dtype__` value {x.dtype}).")
+    return read_dtype(x)
 
 
 # --- Python ints that must fit --------------------------------------------

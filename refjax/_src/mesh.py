@@ -14,6 +14,7 @@ import math
 import numbers
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -249,6 +250,198 @@ class Mesh:
                 f"{self.axis_names}, axis_types=({types}{comma}))")
 
 
+class AbstractDevice:
+    """The kind of device a mesh is made of, without the devices (SPEC API-16)."""
+
+    def __init__(self, device_kind, num_cores, platform):
+        self.device_kind = device_kind
+        self.num_cores = num_cores
+        self.platform = platform
+
+    def __eq__(self, other):
+        return (isinstance(other, AbstractDevice) and
+                (self.device_kind, self.num_cores, self.platform) ==
+                (other.device_kind, other.num_cores, other.platform))
+
+    def __hash__(self):
+        return hash((self.device_kind, self.num_cores, self.platform))
+
+    def __repr__(self):
+        return (f"AbstractDevice(device_kind={self.device_kind}, "
+                f"num_cores={self.num_cores}, platform={self.platform})")
+
+
+class AbstractMesh:
+    """A mesh's axis names, sizes and types without its devices: what a
+    traced value's type refers to (SPEC API-16)."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *,
+                 abstract_device=None):
+        axis_sizes, axis_names = tuple(axis_sizes), tuple(axis_names)
+        if len(axis_sizes) != len(axis_names):
+            raise ValueError(
+                f"AbstractMesh needs one axis name per axis size; got "
+                f"axis_sizes={axis_sizes} and axis_names={axis_names}")
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * len(axis_names)
+        elif isinstance(axis_types, AxisType):
+            axis_types = (axis_types,) * len(axis_names)
+        self.axis_sizes = axis_sizes
+        self.axis_names = axis_names
+        self.axis_types = tuple(axis_types)
+        self.abstract_device = abstract_device
+
+    @property
+    def shape(self):
+        return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self):
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    def axis_size(self, name):
+        return self.shape[name]
+
+    @property
+    def abstract_mesh(self):
+        return self
+
+    def _axes_of_type(self, kind):
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == kind)
+
+    @property
+    def manual_axes(self):
+        return self._axes_of_type(AxisType.Manual)
+
+    @property
+    def explicit_axes(self):
+        return self._axes_of_type(AxisType.Explicit)
+
+    @property
+    def auto_axes(self):
+        return self._axes_of_type(AxisType.Auto)
+
+    @property
+    def are_all_axes_auto(self):
+        return all(t == AxisType.Auto for t in self.axis_types)
+
+    @property
+    def are_all_axes_explicit(self):
+        return all(t == AxisType.Explicit for t in self.axis_types)
+
+    @property
+    def are_all_axes_manual(self):
+        return all(t == AxisType.Manual for t in self.axis_types)
+
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None):
+        return AbstractMesh(
+            self.axis_sizes if axis_sizes is None else axis_sizes,
+            self.axis_names if axis_names is None else axis_names,
+            self.axis_types if axis_types is None else axis_types,
+            abstract_device=self.abstract_device)
+
+    def update_axis_types(self, name_to_type):
+        types = tuple(name_to_type.get(n, t)
+                      for n, t in zip(self.axis_names, self.axis_types))
+        return self.update(axis_types=types)
+
+    def _key(self):
+        return (self.axis_sizes, self.axis_names, self.axis_types,
+                self.abstract_device)
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and other._key() == self._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        sizes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names,
+                                                         self.axis_sizes))
+        types = ", ".join(repr(t) for t in self.axis_types)
+        comma = "," if len(self.axis_types) == 1 else ""
+        dev = self.abstract_device
+        extra = "" if dev is None else (
+            f", device_kind={dev.device_kind}, num_cores={dev.num_cores}, "
+            f"platform={dev.platform}")
+        return f"AbstractMesh({sizes}, axis_types=({types}{comma}){extra})"
+
+    __str__ = __repr__
+
+
+def _abstract_mesh_of(mesh):
+    """``mesh.abstract_mesh``: its axes, and the kind of its devices."""
+    first = mesh._flat_devices[0] if mesh.size else None
+    device = None if first is None else AbstractDevice(
+        first.device_kind, None, first.platform)
+    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, mesh.axis_types,
+                        abstract_device=device)
+
+
+Mesh.abstract_mesh = property(_abstract_mesh_of)
+
+
+class _AbstractMeshContext(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_abstract_mesh_context = _AbstractMeshContext()
+
+
+class use_abstract_mesh:
+    """``with use_abstract_mesh(am):`` sets the abstract mesh that
+    ``get_abstract_mesh`` returns (SPEC API-16)."""
+
+    def __init__(self, mesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError("Expected mesh of type `jax.sharding.AbstractMesh`. "
+                             f"Got type: {type(mesh)}")
+        self.mesh = mesh
+
+    def __enter__(self):
+        _abstract_mesh_context.stack.append(self.mesh)
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _abstract_mesh_context.stack.pop()
+        return False
+
+
+EMPTY_ABSTRACT_MESH = AbstractMesh((), ())
+
+
+def get_abstract_mesh():
+    """The innermost abstract mesh in effect: set by ``use_abstract_mesh``
+    or by the concrete mesh of ``set_mesh``; empty otherwise."""
+    if _abstract_mesh_context.stack:
+        return _abstract_mesh_context.stack[-1]
+    mesh = current_mesh()
+    return EMPTY_ABSTRACT_MESH if mesh is None else mesh.abstract_mesh
+
+
+def get_mesh():
+    """The concrete mesh of the innermost ``set_mesh`` block, or an empty
+    mesh (no axes, no devices)."""
+    mesh = current_mesh()
+    return Mesh(np.empty((), dtype=object), ()) if mesh is None else mesh
+
+
+def make_single_device_sharding(device, *, memory_kind=None):
+    """``SingleDeviceSharding(device)`` (SPEC API-16)."""
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
 def _device_grid(devices):
     """``devices`` as an n-d array; nested lists of unequal lengths are
     refused, as NumPy refuses them (SHD-100)."""
@@ -442,7 +635,7 @@ class NamedSharding(Sharding):
     """A mesh and a PartitionSpec over its axis names (SHD-10)."""
 
     def __init__(self, mesh, spec, *, memory_kind=None):
-        if not isinstance(mesh, Mesh):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding expects a Mesh; got {type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
             raise TypeError(
@@ -532,6 +725,8 @@ class NamedSharding(Sharding):
         return hash(("NamedSharding", self.mesh, self.spec))
 
     def __repr__(self):
+        if isinstance(self.mesh, AbstractMesh):     # a type's sharding
+            return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
         return (f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, "
                 "memory_kind=device)")
 
@@ -601,3 +796,170 @@ def reduce_sharding_rule(params, in_dims, in_avals, out_avals):
 def replicated_sharding_rule(params, in_dims, in_avals, out_avals):
     """No rule: results are replicated (compiler-dependent in JAX, SHD-42)."""
     return [((),) * a.ndim for a in out_avals]
+
+
+# -- jax.sharding.ManualAxisType (SPEC API-32) -------------------------------
+
+class ManualAxisType:
+    """How a value inside ``shard_map`` relates to the manual mesh axes:
+    the axes it varies over, is unreduced over or reduced over (three
+    disjoint-ish frozensets).  Instances are interned: equal contents give
+    the same object, so ``==`` is identity (SPEC API-32)."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(),
+                reduced=frozenset()):
+        if varying & unreduced:
+            raise ValueError(
+                "varying and unreduced cannot have common mesh axes. Got"
+                f" varying={varying} and unreduced={unreduced}")
+        if varying & reduced:
+            raise ValueError(
+                "varying and reduced cannot have common mesh axes. Got"
+                f" varying={varying} and reduced={reduced}")
+        key = (frozenset(varying), frozenset(unreduced), frozenset(reduced))
+        found = cls._interned.get(key)
+        if found is None:
+            found = object.__new__(cls)
+            for name, value in zip(("varying", "unreduced", "reduced"), key):
+                object.__setattr__(found, name, value)
+            cls._interned[key] = found
+        return found
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"ManualAxisType is immutable: cannot set {name!r}")
+
+    def __repr__(self):
+        return (f"ManualAxisType(varying={self.varying}, "
+                f"unreduced={self.unreduced}, reduced={self.reduced})")
+
+    def __getnewargs_ex__(self):
+        return (), {"varying": self.varying, "unreduced": self.unreduced,
+                    "reduced": self.reduced}
+
+    def __reduce__(self):
+        return (_make_manual_axis_type, (self.varying, self.unreduced, self.reduced))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def update(self, **kwargs):
+        """A ManualAxisType with some of the three sets replaced."""
+        for name in ("varying", "unreduced", "reduced"):
+            kwargs.setdefault(name, getattr(self, name))
+        return ManualAxisType(**kwargs)
+
+    def to_ct_mat(self):
+        """The type of a cotangent: unreduced and reduced swap."""
+        return self.update(unreduced=self.reduced, reduced=self.unreduced)
+
+    @property
+    def empty(self):
+        return not (self.varying or self.unreduced or self.reduced)
+
+    def invarying(self, mesh):
+        """The manual axes of ``mesh`` this value is the same over."""
+        return frozenset(mesh.manual_axes) - self.vur
+
+    @property
+    def vur(self):
+        return self.varying | self.unreduced | self.reduced
+
+
+def _make_manual_axis_type(varying, unreduced, reduced):
+    return ManualAxisType(varying=varying, unreduced=unreduced, reduced=reduced)
+
+
+# -- memory layouts: Layout and Format (SPEC API-36) -------------------------
+
+class _AutoLayout:
+    """``Layout.AUTO``: let the compiler choose (refjax: row-major)."""
+
+    def __repr__(self):
+        return "AUTO"
+
+
+class Layout:
+    """How an array's elements lie in memory: the dimensions from the most
+    to the least significant (``major_to_minor``), optional tiles, and the
+    element width of sub-byte types (0 for whole bytes)."""
+
+    AUTO = _AutoLayout()
+
+    def __init__(self, major_to_minor, tiling=None, sub_byte_element_size_in_bits=0):
+        self.major_to_minor = tuple(major_to_minor)
+        self.tiling = None if tiling is None else tuple(map(tuple, tiling))
+        self.sub_byte_element_size_in_bits = sub_byte_element_size_in_bits
+
+    def _key(self):
+        return (self.major_to_minor, self.tiling, self.sub_byte_element_size_in_bits)
+
+    def __repr__(self):
+        return (f"Layout(major_to_minor={self.major_to_minor}, tiling={self.tiling}, "
+                f"sub_byte_element_size_in_bits={self.sub_byte_element_size_in_bits})")
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __eq__(self, other):
+        return isinstance(other, Layout) and self._key() == other._key()
+
+    def update(self, **changes):
+        fields = dict(zip(("major_to_minor", "tiling", "sub_byte_element_size_in_bits"),
+                          self._key()))
+        fields.update(changes)
+        return Layout(**fields)
+
+    def check_compatible_aval(self, aval_shape):
+        if len(self.major_to_minor) != len(aval_shape):
+            raise ValueError(
+                "Length of major_to_minor and the rank of the value should match."
+                f" Got major_to_minor={self.major_to_minor} and shape={aval_shape}")
+
+
+def row_major_layout(ndim):
+    """The layout of every refjax buffer: C order, no tiles.  JAX's CPU
+    arrays report this too, with ``tiling=()``."""
+    return Layout(tuple(range(ndim)), ())
+
+
+class Format:
+    """A ``Layout`` (or None, or ``Layout.AUTO``) with a ``Sharding`` (or
+    None); a concrete layout needs a concrete sharding."""
+
+    __slots__ = ("layout", "sharding")
+
+    def __init__(self, layout=None, sharding=None):
+        if isinstance(layout, Layout) and sharding is None:
+            raise ValueError(
+                "Sharding has to be concrete when layout is of type "
+                f"{type(layout)}. Please pass a `jax.sharding.NamedSharding` or "
+                "`jax.sharding.SingleDeviceSharding` to the sharding argument. Got "
+                f"sharding {sharding}")
+        if not isinstance(layout, (Layout, type(None), _AutoLayout)):
+            raise TypeError(
+                "Invalid value received for the layout argument. Expected values "
+                "are `None`, `Layout.AUTO` or an instance of `Layout`. Got "
+                f"{layout} of type {type(layout)}")
+        if not isinstance(sharding, (Sharding, type(None))):
+            raise TypeError(
+                "Invalid value received for the sharding argument. Expected values "
+                f"are `None` or an instance of `jax.Sharding`. Got {sharding} of "
+                f"type {type(sharding)}")
+        self.layout = layout
+        self.sharding = sharding
+
+    def __repr__(self):
+        return f"Format(layout={self.layout}, sharding={self.sharding})"
+
+    def __hash__(self):
+        return hash((self.layout, self.sharding))
+
+    def __eq__(self, other):
+        return (isinstance(other, Format) and self.layout == other.layout
+                and self.sharding == other.sharding)

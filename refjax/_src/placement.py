@@ -16,12 +16,14 @@ from its shards); what this module decides is *where results live*:
 A placement during propagation is ``dims``: per array dimension, the tuple of
 mesh axes splitting it; ``None`` means "not sharded by anything".
 """
+import functools
 import math
 
 import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import core, dispatch, dtypes
+from refjax._src import devices as _devices
 from refjax._src import mesh as shd
 from refjax._src import tree_util
 from refjax._src.array import Array, ArrayImpl
@@ -39,7 +41,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     Sharding, or a pytree prefix of them); committed when a place is given
     (SHD-13)."""
     if device is None:
-        return tree_util.tree_map(lambda v: v if isinstance(v, Tracer) else _to_array(v), x)
+        return tree_util.tree_map(lambda v: v if isinstance(v, Tracer) else _put_host(v), x)
     if isinstance(device, (shd.Sharding, core_device_type())):
         return tree_util.tree_map(lambda v: _put_leaf(v, device), x)
     return tree_util.tree_map(lambda d, v: tree_util.tree_map(
@@ -95,12 +97,35 @@ def _to_array(x, dtype=None):
     return core.wrap_buffer(buffer, aval)
 
 
+def _put_host(x):
+    """``device_put(x)``: a host value becomes an Array on the default device,
+    an explicit transfer (SPEC CFG-27)."""
+    if not isinstance(x, Array):
+        _devices.guard_host_to_device(lambda: core.get_aval(x), explicit=True)
+    with _devices.explicit_transfer():
+        return _to_array(x)
+
+
+def _guard_explicit(x, place):
+    """The transfer guard of ``device_put(x, place)``: host-to-device for a
+    host value, device-to-device for an Array living elsewhere (SPEC CFG-27)."""
+    target = place if isinstance(place, shd.Sharding) else shd.SingleDeviceSharding(place)
+    if not isinstance(x, Array):
+        _devices.guard_transfer("host-to-device", True, lambda: (
+            f"aval={core.get_aval(x)!r}, dst_sharding={target!r}"))
+    elif type(x) is ArrayImpl and x.devices() != set(target.device_set):
+        _devices.guard_transfer("device-to-device", True, lambda: (
+            f"aval={core.get_aval(x)!r}, dst_sharding={target!r}"))
+
+
 def _put_leaf(x, place):
     if place is None:
-        return x if isinstance(x, Tracer) else _to_array(x)
+        return x if isinstance(x, Tracer) else _put_host(x)
     if isinstance(place, shd.PartitionSpec):
         place = _sharding_from_spec(place, "device_put")
     check_place(place)
+    if not isinstance(x, Tracer):
+        _guard_explicit(x, place)
     if isinstance(x, Tracer):
         if isinstance(place, shd.NamedSharding):
             return sharding_constraint_p.bind(x, sharding=place)
@@ -110,7 +135,8 @@ def _put_leaf(x, place):
         # device); its keys are returned unchanged, as JAX's values are.
         return x
     if not isinstance(x, ArrayImpl):
-        x = _to_array(x)
+        with _devices.explicit_transfer():
+            x = _to_array(x)
     return place_array(x, place)
 
 
@@ -518,3 +544,103 @@ def with_sharding_constraint(x, shardings):
 
 
 dispatch.committed_placements.append(place_eager)
+
+
+_devices.register_transfer_guard_site("device_put")
+
+
+# ---------------------------------------------------------------------------
+# auto_axes / explicit_axes (SPEC API-33)
+# ---------------------------------------------------------------------------
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """``f`` run with mesh ``axes`` (default: all) switched to
+    ``AxisType.Auto``; its result laid out per ``out_sharding`` (given here
+    or as a keyword of the call).  Without any mesh, ``f`` just runs."""
+    if f is None:
+        return lambda g: _auto_axes(g, axes, out_sharding)
+    return _auto_axes(f, axes, out_sharding)
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """``f`` run with mesh ``axes`` (default: all) switched to
+    ``AxisType.Explicit``, its arguments first laid out per
+    ``in_sharding`` (given here or as a keyword of the call).  Needs a
+    context mesh."""
+    if f is None:
+        return lambda g: _explicit_axes(g, axes, in_sharding)
+    return _explicit_axes(f, axes, in_sharding)
+
+
+def _required(kwargs, given, name):
+    if given is not None:
+        return given
+    if name not in kwargs:
+        raise TypeError(f"Missing required keyword argument: '{name}'")
+    return kwargs.pop(name)
+
+
+def _auto_axes(fun, axes, out_sharding):
+    @functools.wraps(fun)
+    def run(*args, **kwargs):
+        sharding = _required(kwargs, out_sharding, "out_sharding")
+        found = _switched_mesh(axes, shd.AxisType.Auto, "auto_axes", sharding)
+        if found is None:
+            return fun(*args, **kwargs)
+        prev, new, names = found
+        if set(prev.auto_axes) == set(names):
+            return fun(*args, **kwargs)
+        with shd.use_abstract_mesh(new):
+            out = fun(*args, **kwargs)
+        return reshard(out, sharding)
+    return run
+
+
+def _explicit_axes(fun, axes, in_sharding):
+    @functools.wraps(fun)
+    def run(*args, **kwargs):
+        sharding = _required(kwargs, in_sharding, "in_sharding")
+        found = _switched_mesh(axes, shd.AxisType.Explicit, "explicit_axes")
+        if found is None:
+            raise ValueError(
+                "Context mesh cannot be empty. Please use `jax.set_mesh` API to "
+                "enter into a mesh context when using `explicit_axes` API.")
+        with shd.use_abstract_mesh(found[1]):
+            args = reshard(args, sharding)
+            return fun(*args, **kwargs)
+    return run
+
+
+def _switched_mesh(axes, axis_type, name, shardings=None):
+    """(mesh in use, that mesh with ``axes`` of ``axis_type``, the axes),
+    or None when neither the context nor ``shardings`` name a mesh."""
+    cur = shd.get_abstract_mesh()
+    from_shardings = None
+    for s in _placement_leaves(shardings):
+        if isinstance(s, shd.NamedSharding):
+            m = s.mesh.abstract_mesh
+            if from_shardings is not None and m != from_shardings:
+                raise ValueError(
+                    f"Shardings passed to {name} should have the same mesh. Got "
+                    f"one mesh {from_shardings} and another {s.mesh}")
+            from_shardings = m
+    if from_shardings is None and cur.empty:
+        return None
+    if from_shardings is not None and not cur.empty and from_shardings != cur:
+        raise ValueError(
+            f"Context mesh {cur} must match the mesh passed to shardings "
+            f"{from_shardings}. Recommended approach is to use `jax.set_mesh` "
+            "context manager.")
+    mesh = cur if not cur.empty else from_shardings
+    names = mesh.axis_names if axes is None else (
+        axes if isinstance(axes, tuple) else (axes,))
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    for a in names:
+        if a not in types:
+            raise KeyError(f"{a!r} is not an axis of the mesh {mesh}")
+        if types[a] == shd.AxisType.Manual:
+            raise NotImplementedError(
+                "Going from `Manual` AxisType to `Auto` or `Explicit` AxisType is "
+                "not allowed. Please file a bug at "
+                "https://github.com/jax-ml/jax/issues with your use case")
+    return mesh, mesh.update_axis_types({a: axis_type for a in names}), names

@@ -73,3 +73,47 @@ from refjax._src.lax.sorting import (  # noqa: F401
 )
 from refjax._src.placement import with_sharding_constraint  # noqa: F401
 from refjax.lax import linalg  # noqa: F401
+from refjax._src.lax.generic_reduce import reduce, reduce_p  # noqa: F401
+from refjax._src.lax.windowed_reductions import (  # noqa: F401
+    reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p,
+    reduce_window_shape_tuple, reduce_window_sum_p, select_and_gather_add_p,
+    select_and_scatter_add_p, select_and_scatter_p,
+)
+from refjax._src.lax.convolution import conv_general_permutations  # noqa: F401
+from refjax._src.lax.conv_extras import (  # noqa: F401
+    ConvGeneralDilatedDimensionNumbers, conv_general_dilated_local,
+    conv_general_dilated_patches, conv_general_shape_tuple, conv_shape_tuple,
+    conv_transpose, conv_transpose_shape_tuple,
+)
+from refjax._src.lax.special import (  # noqa: F401
+    betainc, bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, igamma, igamma_grad_a,
+    igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p,
+    random_gamma_grad, regularized_incomplete_beta_p, zeta, zeta_p,
+)
+from refjax._src.lax.control_flow.conditionals import cond_p  # noqa: F401
+from refjax._src.lax.control_flow.loops import while_p  # noqa: F401
+from refjax._src.lax.control_flow.scan import scan_p  # noqa: F401
+from refjax._src.lax.control_flow.solves import (  # noqa: F401
+    custom_linear_solve, custom_root, linear_solve_p,
+)
+from refjax._src.lax.dot_algorithms import (  # noqa: F401
+    AccuracyMode, DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, Tolerance,
+)
+from refjax._src.lax.misc_ops import (  # noqa: F401
+    broadcast_like, broadcast_shapes, composite, dce_sink, dce_sink_p, device_put_p,
+    dtype, empty, eq_to_p, le_to_p, lt_to_p, mulhi, mulhi_p, optimization_barrier,
+    optimization_barrier_p, platform_dependent, shape_as_value, stage, stage_p, unstack,
+    unstack_p,
+)
+from refjax._src.lax.ragged import (  # noqa: F401
+    PrecisionLike, RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general, scaled_dot,
+)
+from refjax._src.lax.rng_ann import (  # noqa: F401
+    RandomAlgorithm, approx_max_k, approx_min_k, approx_top_k_p, rng_bit_generator,
+    rng_bit_generator_p, rng_uniform, rng_uniform_p,
+)
+from refjax._src.lax.tokens import (  # noqa: F401
+    after_all, after_all_p, create_token, create_token_p, pbroadcast, pcast, precv, psend,
+    ragged_all_to_all, ragged_all_to_all_p,
+)
+from refjax._src.placement import sharding_constraint_p  # noqa: F401

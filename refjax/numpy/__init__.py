@@ -75,12 +75,48 @@ from refjax._src.numpy.vectorize import (  # noqa: F401
     apply_along_axis, apply_over_axes, vectorize,
 )
 from refjax.numpy import fft, linalg  # noqa: F401
+from refjax._src.numpy.setops import (  # noqa: F401
+    intersect1d, isin, setdiff1d, setxor1d, union1d,
+)
+from refjax._src.numpy.statistics import (  # noqa: F401
+    corrcoef, cov, digitize, gradient, histogram, histogram2d, histogram_bin_edges,
+    histogramdd, interp, piecewise, trapezoid, unwrap,
+)
+from refjax._src.numpy.array_api import (  # noqa: F401
+    __array_api_version__, __array_namespace_info__,
+)
+from refjax._src.numpy.host_io import (  # noqa: F401
+    ComplexWarning, array_repr, array_str, from_dlpack, frombuffer, fromfile,
+    fromfunction, fromiter, fromstring, load, packbits, save, savez, unpackbits,
+)
+from refjax._src.numpy.polynomial import (  # noqa: F401
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots,
+)
+from refjax._src.numpy.products import (  # noqa: F401
+    einsum_path, matvec, vecmat,
+)
+from refjax._src.numpy.windows import (  # noqa: F401
+    bartlett, blackman, geomspace, hamming, hanning, i0, kaiser, logspace,
+)
+from refjax._src.numpy.editing import (  # noqa: F401
+    block, delete, extract, fill_diagonal, insert, resize, sort_complex, trim_zeros, vander,
+)
+from refjax._src.numpy.index_grids import (  # noqa: F401
+    c_, mask_indices, mgrid, ogrid, r_,
+)
 
 # The scalar types (jnp.float32, jnp.int8...): callables that make arrays.
 globals().update(_scalar_types)
 
 promote_types = _dtypes.promote_types
-result_type = _dtypes.result_type
+
+
+def result_type(*args):
+    """The dtype ``args`` promote to (SPEC DT-4); unlike the internal
+    ``dtypes.result_type``, no keyword arguments, as in JAX."""
+    return _dtypes.result_type(*args)
+
+
 issubdtype = _dtypes.issubdtype
 iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo

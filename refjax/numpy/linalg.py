@@ -8,3 +8,6 @@ from refjax._src.numpy.linalg import (  # noqa: F401
     matrix_rank, matrix_transpose, norm, outer, pinv, qr, slogdet, solve, svd,
     svdvals, tensordot, trace, vecdot, vector_norm,
 )
+from refjax._src.numpy.linalg_extra import (  # noqa: F401
+    cond, eig, eigvals, lstsq, multi_dot, tensorinv, tensorsolve,
+)

@@ -108,13 +108,16 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     name = _padding_name(padding)
     if name == "VALID":
         return [(0, 0)] * len(in_shape)
+    # Elementwise NumPy arithmetic over the three shapes, as in JAX: shapes
+    # that do not broadcast are NumPy's (or jnp's) ValueError (SPEC LAX-17).
+    out = -np.floor_divide(np.negative(in_shape), window_strides)
     pads = []
-    for n, k, s in zip(in_shape, window_shape, window_strides):
-        out = -(-int(n) // int(s))
-        total = builtins.max((out - 1) * int(s) + int(k) - int(n), 0)
+    for total in (out - 1) * window_strides + window_shape - in_shape:
+        total = builtins.max(total, 0)
         small, big = total // 2, total - total // 2
         pads.append((small, big) if name == "SAME" else (big, small))
-    return pads
+    return [tuple(int(v) if isinstance(v, np.generic) else v for v in pair)
+            for pair in pads]
 
 
 def _padding_name(padding):
@@ -220,12 +223,31 @@ def _conv_dtype(lhs, rhs, preferred):
     if lhs.dtype != rhs.dtype:
         raise TypeError("lax.conv_general_dilated requires arguments to have the same "
                         f"dtypes, got {lhs.dtype.name}, {rhs.dtype.name}.")
-    if preferred is None or preferred == lhs.dtype:
+    if preferred is None:
         return lhs.dtype
-    if lhs.dtype.kind in "iub" and preferred.itemsize < lhs.dtype.itemsize:
+    _check_preferred(lhs.dtype, preferred)
+    return preferred
+
+
+def _check_preferred(dtype, preferred):
+    """JAX's rule for ``preferred_element_type``: the same kind (integer,
+    floating, complex) as the operands, or floating for integers; a signed
+    integer stays signed; never narrower (SPEC LAX-17)."""
+    sub = dtypes.issubdtype
+    if not (sub(dtype, np.integer) and sub(preferred, np.floating)):
+        if any(sub(dtype, t) and not sub(preferred, t)
+               for t in (np.integer, np.floating, np.complexfloating)):
+            raise TypeError("Input type is incompatible with `preferred_element_type`. "
+                            "The compatible combinations of (input_type, "
+                            "preferred_element_type) are (integral, integral), "
+                            "(integral, floating), (floating, floating), (complex, "
+                            "complex.")
+        if sub(dtype, np.signedinteger) and not sub(preferred, np.signedinteger):
+            raise TypeError("`preferred_element_type` must have the same signedness "
+                            "as the original type.")
+    if np.dtype(preferred).itemsize < np.dtype(dtype).itemsize:
         raise TypeError("`preferred_element_type` must not be narrower than the "
                         "original type.")
-    return preferred
 
 
 def _conv_out_shape(lhs_shape, rhs_shape, dn, strides, padding, lhs_dilation,
@@ -611,8 +633,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
             raise ValueError("padding argument to conv_general_dilated should be a "
                              "string or a sequence of (low, high) pairs, got "
                              f"{padding}") from e
-    pet = (None if preferred_element_type is None else dtypes.canonicalize_dtype(
-        dtypes.check_user_dtype(preferred_element_type, "conv_general_dilated")))
+    pet = _preferred_arg(preferred_element_type)
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=tuple(window_strides),
         padding=tuple(tuple(p) for p in padding),
@@ -621,6 +642,18 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         batch_group_count=operator.index(batch_group_count),
         precision=dot._canon_precision(precision), preferred_element_type=pet,
         out_sharding=None)
+
+
+def _preferred_arg(preferred):
+    """The ``preferred_element_type`` argument: a dtype, checked as users'
+    dtypes are; JAX's abstract key types (``jax.dtypes.prng_key``) pass here
+    and fail the type rule, after ``precision`` is read (SPEC LAX-17)."""
+    if preferred is None:
+        return None
+    if isinstance(preferred, type) and issubclass(preferred, dtypes.extended):
+        return preferred
+    return dtypes.canonicalize_dtype(
+        dtypes.check_user_dtype(preferred, "conv_general_dilated"))
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None,

@@ -20,7 +20,7 @@ import numpy as np
 from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad
-from refjax._src.lax import lax
+from refjax._src.lax import dot_algorithms, lax
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
 
@@ -138,6 +138,7 @@ def _layout(lhs_shape, rhs_shape, dimension_numbers):
 def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
                       preferred_element_type, out_sharding):
     """One batched ``matmul``, so the contraction runs in BLAS."""
+    dot_algorithms.check_cpu_algorithm(precision)      # SPEC LXM-14
     xp = _xp()
     lay = _layout(lhs.shape, rhs.shape, dimension_numbers)
     out_dtype = preferred_element_type or lhs.dtype
@@ -156,6 +157,7 @@ def _specialize_dot_general(avals_in, avals_out, dimension_numbers, precision,
     """``dot_general`` for fixed operand types (SPEC PERF-3): the layout work
     of ``_dot_general_impl`` done once, leaving one ``matmul`` and the
     transposes and casts that are not no-ops."""
+    dot_algorithms.check_cpu_algorithm(precision)      # SPEC LXM-14
     lhs, rhs = avals_in
     out_dtype = avals_out[0].dtype
     lperm, rperm, a_shape, b_shape, out_shape, k = _layout(
@@ -277,8 +279,8 @@ def _canon_precision(precision):
     """``None`` or a pair of Precision values (lhs, rhs): a name or a
     Precision stands for both operands; anything else is a ValueError
     (SPEC LAX-12)."""
-    if precision is None:
-        return None
+    if precision is None or dot_algorithms.is_algorithm(precision):
+        return precision            # an algorithm is kept whole (SPEC LXM-14)
     if isinstance(precision, str):
         if precision not in _PRECISION_NAMES:
             raise _precision_error(precision)

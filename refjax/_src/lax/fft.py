@@ -10,8 +10,9 @@ import enum
 
 import numpy as np
 
+from refjax._src import api
 from refjax._src import backend as _backend
-from refjax._src import core
+from refjax._src import core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
 from refjax._src.lax import lax, shapes
@@ -123,9 +124,47 @@ fft_p.batch = _fft_batch
 
 
 def fft(x, fft_type, fft_lengths):
-    """The DFT of kind ``fft_type`` over the trailing ``len(fft_lengths)``
-    axes of ``x`` (SPEC NP-70)."""
+    """The DFT of kind ``fft_type`` (an ``FftType`` or its name, either
+    case) over the trailing ``len(fft_lengths)`` axes of ``x``: ``x`` is
+    first converted to the complex dtype of its precision (RFFT: to its
+    real inexact dtype; a complex ``x`` is ValueError) (SPEC NP-70)."""
     if isinstance(fft_type, str):
-        fft_type = FftType[fft_type]
-    return fft_p.bind(x, fft_type=FftType(fft_type),
-                      fft_lengths=tuple(int(n) for n in fft_lengths))
+        fft_type = _fft_type_named(fft_type)
+    elif not isinstance(fft_type, FftType):
+        raise TypeError(f"Unknown FFT type value '{fft_type}'")
+    dtype = core.get_aval(x).dtype
+    if fft_type == FftType.RFFT:
+        if dtypes.issubdtype(dtype, np.complexfloating):
+            raise ValueError("only real valued inputs supported for rfft")
+        x = lax.convert_element_type(x, _inexact_dtype(dtype))
+    else:
+        x = lax.convert_element_type(x, _complex_dtype(dtype))
+    if len(fft_lengths) == 0:
+        return x                # nothing to transform
+    return fft_p.bind(x, fft_type=fft_type, fft_lengths=tuple(fft_lengths))
+
+
+def _inexact_dtype(dtype):
+    """``dtype`` if inexact, else its join with float64, canonicalized
+    (int32 gives float32, or float64 under x64)."""
+    if dtypes.issubdtype(dtype, np.inexact):
+        return dtype
+    return dtypes.canonicalize_dtype(dtypes.promote_types(dtype, dtypes.float64))
+
+
+def _complex_dtype(dtype):
+    wide = _inexact_dtype(dtype) in (dtypes.float64, dtypes.complex128)
+    return dtypes.canonicalize_dtype(dtypes.complex128 if wide else dtypes.complex64)
+
+
+def _fft_type_named(name):
+    for kind in FftType:
+        if name in (kind.name, kind.name.lower()):
+            return kind
+    raise ValueError(f"Unknown FFT type '{name}'")
+
+
+# Jitted with static ``fft_type`` and ``fft_lengths``, as in JAX: ``x`` must
+# be a JAX value and the static arguments hashable before anything else,
+# and jaxprs show ``jit[name=fft]`` around the equations (SPEC NP-70).
+fft = api.jit(fft, static_argnums=(1, 2))

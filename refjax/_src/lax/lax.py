@@ -263,13 +263,17 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
         weak = _all_weak(avals)
         return ShapedArray(shape, dt, weak)
 
+    # ``accuracy="ignored"``: JAX computes the op from others, whatever the
+    # accuracy asked for (logistic), so no value of it is refused (LAX-17).
+    checked = accuracy != "ignored"
+
     def impl_(*bufs, **params):
-        if params:
+        if params and checked:
             _check_accuracy(params)
         return quiet(impl, *bufs)   # XLA never warns (SPEC LAX-10)
 
     def specialize(avals_in, avals_out, **params):
-        if params:
+        if params and checked:
             _check_accuracy(params)
         return impl
 
@@ -389,7 +393,7 @@ log1p_p, log1p = _unary("log1p", _fp, _xla_cpu("log1p", xla_cpu_math.log1p_f32,
 ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
 tanh_p, tanh = _unary("tanh", _fp, lambda x: _xp().tanh(x), accuracy=True)
 ad.defjvp2(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
-logistic_p, logistic = _unary("logistic", _fp, _logistic, accuracy=True)
+logistic_p, logistic = _unary("logistic", _fp, _logistic, accuracy="ignored")
 ad.defjvp2(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, sub(_const(ans, 1), ans))))
 sin_p, sin = _unary("sin", _fp, lambda x: _xp().sin(x), accuracy=True)
 ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
@@ -958,7 +962,10 @@ def _select_n_impl(which, *cases):
 
 
 def select_n(which, *cases):
-    """Pick ``cases[which]`` elementwise (``which`` bool or int32)."""
+    """Pick ``cases[which]`` elementwise (``which`` bool or int32); no case
+    at all is JAX's ValueError, before the operands are read (SPEC LAX-12)."""
+    if not cases:
+        raise ValueError("select_n() must have at least one case")
     return select_n_p.bind(which, *cases)
 
 
@@ -1182,16 +1189,11 @@ def convert_element_type(operand, new_dtype):
     """Cast to ``new_dtype`` with XLA's rules (SPEC DT-13); never weak.
 
     ``new_dtype=None`` is a ValueError; a Python complex with a real
-    ``new_dtype`` a TypeError.  A Python int outside the int32 range
+    ``new_dtype`` NumPy's TypeError (SPEC LAX-17).  A Python int outside the int32 range
     converts straight to a float, complex or bool ``new_dtype`` (it need not
     fit an integer type first), as in JAX (SPEC LAX-12)."""
     if new_dtype is None:
         raise ValueError("dtype must be specified.")
-    if type(operand) is builtins.complex:
-        target = dtypes.to_dtype(new_dtype)
-        if target.kind not in "cb":
-            raise TypeError(f"A Python complex ({operand}) cannot be converted to "
-                            f"{target}; take its .real (or abs) first.")
     if type(operand) is int and operand not in _INT32_RANGE:
         operand = big_int_to(operand, new_dtype)
     return _convert_element_type(operand, new_dtype, weak_type=False)
@@ -1250,6 +1252,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
             dtypes.check_user_dtype(new_dtype, "convert_element_type")
             if not isinstance(new_dtype, np.dtype) else new_dtype)
     weak_type = bool(weak_type)
+    check_python_complex(operand, new_dtype, weak_type)
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type):
         if isinstance(operand, (Tracer, core.ArrayImpl)):
             return operand
@@ -1260,6 +1263,23 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                 operand, new_dtype=new_dtype, weak_type=weak_type, sharding=None)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype,
                                        weak_type=weak_type, sharding=None)
+
+
+def check_python_complex(value, new_dtype, weak_type):
+    """A Python complex given a strong real or integer dtype is converted
+    by NumPy, as JAX converts it: a finite one is NumPy's TypeError
+    (``float() argument must be ... not 'complex'``); bool, float0 and
+    non-finite values into integers pass (SPEC LAX-17)."""
+    if type(value) is not builtins.complex or weak_type or dtypes.is_extended(new_dtype):
+        return
+    if new_dtype == dtypes.float0 or new_dtype.kind == "c":
+        return
+    if not np.isfinite(value) and dtypes.issubdtype(new_dtype, np.integer):
+        return
+    try:
+        np.asarray(value, dtype=new_dtype)
+    except OverflowError:
+        pass
 
 
 def _none_operand():
@@ -1414,12 +1434,21 @@ bitcast_convert_type_p.batch = _bitcast_batch
 def full(shape, fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a broadcast scalar)."""
     shape = shapes._static_shape(shape)
-    if core.get_aval(fill_value).shape:
+    if np.shape(fill_value):
         raise TypeError(f"full must be called with scalar fill_value, got "
-                        f"fill_value.shape {core.get_aval(fill_value).shape}.")
+                        f"fill_value.shape {np.shape(fill_value)}.")
     weak = dtype is None and core.get_aval(fill_value).weak_type
-    fill = _convert_element_type(fill_value, dtype, weak)
+    fill = _convert_element_type(_big_int_as(fill_value, dtype), dtype, weak)
     return shapes.broadcast(fill, shape)
+
+
+def _big_int_as(value, dtype):
+    """A Python int beyond int32 converted straight to a requested float,
+    complex or bool ``dtype``, as JAX converts fill values (SPEC LAX-17)."""
+    if type(value) is int and value not in _INT32_RANGE and dtype is not None \
+            and not dtypes.is_extended(dtype):
+        return big_int_to(value, dtype)
+    return value
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
@@ -1428,11 +1457,12 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         raise _none_operand()
     aval = core.get_aval(x)
     shape = aval.shape if shape is None else shapes._static_shape(shape)
-    if core.get_aval(fill_value).shape:
+    if np.shape(fill_value):
         raise TypeError(f"full must be called with scalar fill_value, got "
-                        f"fill_value.shape {core.get_aval(fill_value).shape}.")
+                        f"fill_value.shape {np.shape(fill_value)}.")
     weak = dtype is None and aval.weak_type
-    fill = _convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak)
+    target = aval.dtype if dtype is None else dtype
+    fill = _convert_element_type(_big_int_as(fill_value, target), target, weak)
     return shapes.broadcast(fill, shape)
 
 

@@ -13,6 +13,7 @@ NaNs) yields NaNs, as JAX's does, instead of raising.
 Under ``vmap`` the mapped axis becomes one more leading batch axis
 (SPEC VMAP-62, VMAP-63).
 """
+import enum
 import math
 import operator
 
@@ -25,6 +26,31 @@ from refjax._src.interpreters import ad, batching
 from refjax._src.lax import dot, lax, reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
+
+
+class EigImplementation(enum.Enum):
+    """Who computes a general eigendecomposition (SPEC LIN-1): on CPU only
+    ``LAPACK`` (or None) runs."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+    """Algorithm of ``eigh`` (SPEC LIN-9): on CPU only ``QR`` (or None)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """Algorithm of ``svd`` (SPEC LIN-9): on CPU ``DEFAULT`` and
+    ``DIVIDE_AND_CONQUER`` are LAPACK's ``gesdd``, ``QR`` its ``gesvd``."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
 def _linalg_error():
@@ -546,9 +572,10 @@ def _svd_impl(x, full_matrices, compute_uv, subset_by_index, algorithm):
     m, n = x.shape[-2:]
     k = min(m, n)
     real = _real_dtype(x.dtype)
+    routine = _svd_routine(algorithm)
     if x.size == 0:
         return _empty_svd(xp, x, full_matrices, compute_uv)
-    gesdd = _backend.get().lapack("gesdd", x.dtype)
+    gesdd = _backend.get().lapack(routine, x.dtype)
     if not compute_uv:
         fn = (lambda a: [xp.linalg.svd(a, compute_uv=False)]) if gesdd is None else (
             lambda a: _lapack_per_matrix(a, lambda v: gesdd(v, compute_uv=0)[1:], 1))
@@ -563,6 +590,18 @@ def _svd_impl(x, full_matrices, compute_uv, subset_by_index, algorithm):
     u, s, vt = _per_matrix(fn, x, 3, [((m, um), x.dtype), ((k,), real), ((vn, n), x.dtype)])
     return [s.astype(real, copy=False), u.astype(x.dtype, copy=False),
             vt.astype(x.dtype, copy=False)]
+
+
+def _svd_routine(algorithm):
+    """The LAPACK driver for ``algorithm``; Jacobi, polar (or anything not
+    an ``SvdAlgorithm``) are not available on CPU (SPEC LIN-9)."""
+    if algorithm is None or algorithm in (SvdAlgorithm.DEFAULT,
+                                          SvdAlgorithm.DIVIDE_AND_CONQUER):
+        return "gesdd"
+    if algorithm == SvdAlgorithm.QR:
+        return "gesvd"
+    raise NotImplementedError(
+        "The SVD Jacobi and Polar algorithms are not implemented on CPU.")
 
 
 def _empty_svd(xp, x, full_matrices, compute_uv):
@@ -680,6 +719,10 @@ def _eigh_impl(x, lower, sort_eigenvalues, subset_by_index, algorithm):
     xp = _xp()
     n = x.shape[-1]
     real = _real_dtype(x.dtype)
+    if algorithm == EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm == EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
     if x.size == 0:
         return [xp.zeros(x.shape, x.dtype), xp.zeros(x.shape[:-1], real)]
     uplo = "L" if lower else "U"
@@ -717,16 +760,17 @@ _defbatch_leading(eigh_p)
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
+         subset_by_index=None, implementation=None):
     """Eigenvectors and eigenvalues ``(v, w)`` of Hermitian matrices,
-    eigenvalues ascending (SPEC NP-65)."""
+    eigenvalues ascending (SPEC NP-65); ``implementation`` (an
+    ``EighImplementation``) is the primitive's ``algorithm`` (SPEC LIN-9)."""
     if symmetrize_input:
         x = symmetrize(x)
     if subset_by_index is not None:
         raise NotImplementedError("refjax's eigh computes every eigenvalue: "
                                   "subset_by_index must be None")
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
-                       subset_by_index=None, algorithm=None)
+                       subset_by_index=None, algorithm=implementation)
     return v, w
 
 

@@ -400,8 +400,10 @@ ppermute_p.def_impl(_ppermute_impl)
 
 def _bind_ppermute(x, axis_name, perm):
     # JAX has no evaluation rule for ppermute and looks for one before
-    # checking the axis names: run eagerly, it fails that way (VMAP-78).
+    # checking the axis names (but after reading the operand as a JAX
+    # value): run eagerly, it fails that way (VMAP-78).
     if core.current_trace() is core.eval_trace:
+        _check_operand("ppermute", x)
         _ppermute_impl(x, axis_name=axis_name, perm=perm)
     return ppermute_p.bind(x, axis_name=axis_name, perm=perm)
 
@@ -437,16 +439,27 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
 ad.deflinear(ppermute_p, _ppermute_transpose)
 
 
+def _check_operand(name, x):
+    """JAX's TypeError for an operand that is no JAX value, raised as its
+    ``bind`` raises it before it looks for an evaluation rule (VMAP-78)."""
+    if not core.is_array_like(x):
+        raise TypeError(f"Error interpreting argument to {name} as a JAX value. The "
+                        f"problematic value is of type {type(x)} and was passed to "
+                        f"{name} at position 0.")
+
+
 def ppermute(x, axis_name, perm):
     """Send each member's ``x`` to another: ``perm`` holds ``(source,
     destination)`` index pairs (under ``vmap``, one per member) (SPEC
-    VMAP-76)."""
+    VMAP-76).  As in JAX, ``perm`` is read only when ``x`` has leaves."""
     names = axis_name if isinstance(axis_name, (tuple, list)) else (axis_name,)
     if isinstance(names, list):
         raise TypeError("As of JAX v0.7, parameters to jaxpr equations must have "
                         "__hash__ and __eq__ methods. In a call to primitive "
                         f"ppermute, the value of parameter axis_name was not "
                         f"hashable: {names}")
+    if not tree_util.tree_leaves(x):
+        return x
     perm = tuple(tuple(pair) for pair in perm)
     if _manual(names) and (len(names) > 1 or len(perm) < _axis_size(names, None)):
         return tree_util.tree_map(lambda leaf: _manual_ppermute(leaf, names, perm), x)

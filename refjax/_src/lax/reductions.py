@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from refjax._src import config as _config
 from refjax._src import core, dtypes, mesh
 from refjax._src.backend import get as _backend
 from refjax._src.core import Primitive, ShapedArray
@@ -27,7 +28,7 @@ from refjax._src.lax.lax import (
 )
 
 
-def _reduction(name, classes, impl, extra_params=()):
+def _reduction(name, classes, impl, extra_params=(), check=None):
     prim = Primitive(name)
     prim.sharding_rule = mesh.reduce_sharding_rule    # SPEC SHD-38
 
@@ -36,6 +37,8 @@ def _reduction(name, classes, impl, extra_params=()):
         if builtins.any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
             raise ValueError(f"{name}: axes {axes} are out of range or repeated "
                              f"for operand of shape {x.shape}")
+        if check is not None:
+            check(x, axes)
         shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
         return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -84,7 +87,19 @@ def _identity_for(kind, dtype):
     return -np.inf if kind == "max" else np.inf
 
 
-reduce_sum_p = _reduction("reduce_sum", _num, _sum_impl)
+_allow_f16_reductions = _config.states["jax_allow_f16_reductions"]
+
+
+def _check_f16_sum(x, axes):
+    """With ``jax_allow_f16_reductions=False``, a float16/bfloat16 sum over
+    more than one element is refused (SPEC CFG-29)."""
+    if (not _allow_f16_reductions.value and x.dtype in (np.float16, dtypes.bfloat16)
+            and builtins.any(x.shape[a] > 1 for a in axes)):
+        raise ValueError(f"reduce_sum on operand {x.str_short(short_dtypes=True)} is not "
+                         "allowed when jax_allow_f16_reductions=False.")
+
+
+reduce_sum_p = _reduction("reduce_sum", _num, _sum_impl, check=_check_f16_sum)
 reduce_prod_p = _reduction("reduce_prod", _num, _prod_impl)
 reduce_max_p = _reduction("reduce_max", _any, _max_reduce_impl)
 reduce_min_p = _reduction("reduce_min", _any, _min_reduce_impl)

@@ -73,7 +73,10 @@ broadcast_in_dim_p.pp_params = _pp_broadcast_in_dim
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
-    """Broadcast ``operand`` to ``shape``, its axes landing on ``broadcast_dimensions``."""
+    """Broadcast ``operand`` to ``shape``, its axes landing on
+    ``broadcast_dimensions``; ``out_sharding`` is checked first, as in JAX
+    (SPEC LAX-12)."""
+    lax.check_out_sharding(out_sharding, "broadcast_in_dim")
     shape = _static_shape(shape)
     aval = core.get_aval(operand)
     dims = tuple(operator.index(d) for d in broadcast_dimensions)
@@ -85,7 +88,15 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
 
 
 def broadcast(operand, sizes, out_sharding=None):
-    """Add leading axes of ``sizes``."""
+    """Add leading axes of ``sizes``, a sequence (an int or a 0-d array has
+    no length: TypeError, as in JAX; a JAX array is no static shape), then
+    broadcast as ``broadcast_in_dim`` does (SPEC LAX-14)."""
+    if isinstance(sizes, (core.Array, Tracer)) and np.ndim(sizes):
+        raise TypeError(f"unhashable type: {type(sizes).__name__!r}: lax.broadcast "
+                        "needs a static sequence of sizes, not an array.")
+    if len(sizes) == 0 and out_sharding is None:
+        return lax.asarray(operand)
+    lax.check_out_sharding(out_sharding, "broadcast_in_dim")
     sizes = _static_shape(sizes)
     aval = core.get_aval(operand)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
@@ -93,8 +104,23 @@ def broadcast(operand, sizes, out_sharding=None):
 
 
 def broadcast_to_rank(x, rank):
-    ndim = core.get_aval(x).ndim
-    return x if ndim == rank else broadcast(x, (1,) * (rank - ndim))
+    """``x`` with leading size-1 axes up to ``rank``.  As in JAX, ``rank`` is
+    compared with ``x``'s rank before ``x`` is read as a JAX value (a rank
+    that is an array of several elements: ValueError) (SPEC LAX-14)."""
+    ndim = rank_of(x)
+    if ndim == rank:
+        return lax.asarray(x)
+    return broadcast(x, (1,) * (rank - ndim))
+
+
+def rank_of(x):
+    """The rank JAX's ``np.ndim(x)`` reads: an object with no ``ndim`` (a
+    string) is 0-d until it is read as a JAX value; a list is read now."""
+    if hasattr(x, "ndim"):
+        return x.ndim
+    if isinstance(x, (list, tuple)):
+        return core.get_aval(x).ndim
+    return 0
 
 
 def expand_dims(array, dimensions):
@@ -687,8 +713,13 @@ def pad(operand, padding_value, padding_config):
     """Pad with ``(low, high, interior)`` per axis; negative values crop."""
     # Integers are kept as given (NumPy ints included) so that the equation
     # prints the values jnp.pad passed, as JAX's does (SPEC NP-44).
-    config = tuple(tuple(v if isinstance(v, (int, np.integer)) else operator.index(v)
-                         for v in triple) for triple in padding_config)
+    try:
+        config = tuple(tuple(v if isinstance(v, (int, np.integer)) else operator.index(v)
+                             for v in triple) for triple in padding_config)
+    except TypeError:
+        # Left to the shape rule, as JAX does: the padding value and the
+        # config's length are checked before its entries (SPEC LAX-17).
+        config = tuple(padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

@@ -26,8 +26,8 @@ sort_p = Primitive("sort", multiple_results=True)
 def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
     shape = operands[0].shape
     if builtins.any(o.shape != shape for o in operands):
-        raise TypeError("sort arguments must all have the same shape, got "
-                        f"{', '.join(str(o.shape) for o in operands)}")
+        raise TypeError("Arguments to sort must have equal shapes, got: "
+                        f"{' '.join(str(o.shape) for o in operands)}")
     if not 0 <= dimension < builtins.max(len(shape), 1):
         raise ValueError(f"dimension {dimension} out of bounds for shape {shape}")
     if not 1 <= num_keys <= len(operands):
@@ -64,7 +64,9 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
 
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
-    """Sort one array, or several by their first ``num_keys`` (lexicographic)."""
+    """Sort one array, or several by their first ``num_keys`` (lexicographic);
+    ``num_keys`` is checked, then ``dimension`` against the rank (rank 0:
+    ValueError, as in JAX) (SPEC LAX-17)."""
     single = not isinstance(operand, (tuple, list))
     operands = [operand] if single else list(operand)
     if not operands:
@@ -72,9 +74,9 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     _check_num_keys(num_keys, len(operands), single)
     avals = [core.get_aval(o) for o in operands]
     _check_not_keys(avals, dimension)
-    ndim = avals[0].ndim
-    # refjax sorts a rank-0 operand (the identity), where JAX raises (VMAP-26).
-    dim = core.canonicalize_axis(dimension, builtins.max(ndim, 1))
+    # A rank-0 operand has no axis to sort along: ValueError, as in JAX
+    # (SPEC LAX-17).
+    dim = core.canonicalize_axis(dimension, avals[0].ndim)
     out = sort_p.bind(*operands, dimension=dim, is_stable=bool(is_stable),
                       num_keys=1 if single else operator.index(num_keys))
     return out[0] if single else tuple(out)
@@ -103,7 +105,10 @@ def _check_num_keys(num_keys, n, single):
 
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):
-    """Sort ``keys`` and permute ``values`` the same way."""
+    """Sort ``keys`` and permute ``values`` the same way.  As in JAX, the
+    dimension is checked against the keys' rank before ``values`` is read
+    (rank-0 keys: ValueError) (SPEC LAX-12)."""
+    dimension = core.canonicalize_axis(dimension, core.get_aval(keys).ndim)
     return sort((keys, values), dimension, is_stable, 1)
 
 
@@ -166,8 +171,8 @@ def _sort_batch(axis_data, vals, dims, *, dimension, is_stable, num_keys):
     """Sort with every operand batched along the first batched operand's
     batch axis: other batched operands are moved there, unbatched ones
     broadcast to its shape; ``dimension`` is renumbered around that axis
-    (SPEC VMAP-26).  Sorting a scalar is the identity, so rank-0 examples
-    come back unchanged."""
+    (SPEC VMAP-26).  ``lax.sort`` refuses rank-0 examples before binding
+    (LAX-17); a direct bind of one is the identity."""
     proto, bdim = next((v, d) for v, d in zip(vals, dims) if d is not None)
     shape = core.get_aval(proto).shape
     if len(shape) == 1:
@@ -271,9 +276,13 @@ top_k_p.batch = _top_k_batch
 def top_k(operand, k, *, axis=-1):
     """The ``k`` largest entries along ``axis`` and their indices, largest
     first, ties by lower index (SPEC NP-58)."""
+    k = operator.index(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    # JAX checks ``k`` and ``axis`` before it reads the operand as a JAX
+    # value: a string operand is 0-d there (SPEC LAX-12).
+    axis = core.canonicalize_axis(axis, shapes.rank_of(operand))
     aval = core.get_aval(operand)
     if dtypes.issubdtype(aval.dtype, np.complexfloating):
         raise ValueError("top_k is not compatible with complex inputs.")
-    k = operator.index(k)
-    axis = core.canonicalize_axis(axis, aval.ndim)
     return top_k_p.bind(operand, k=k, axis=axis)

@@ -198,7 +198,7 @@ def gelu(x, approximate=True):
     ``approximate=False``: ``x/2 * erfc(-x / sqrt(2))``.  Integers promote to
     the default float; the constants take ``x``'s dtype.  Not jitted (as in JAX).
     """
-    x, = util.promote_args_inexact("gelu", x)
+    x, = util.promote_args_inexact_unjitted("gelu", x)
     dtype = jnp.dtype_of(x)
     if approximate:
         sqrt_2_over_pi = np.sqrt(2 / np.pi).astype(dtype)

@@ -25,10 +25,10 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if where is not None:
         a = jnp.where(where, a, 0)
     if b is not None:
-        a, b = util.promote_args_inexact("logsumexp", a, b)
+        a, b = util.promote_args_inexact_unjitted("logsumexp", a, b)
         a = jnp.where(lax.ne(b, jnp.const(b, 0)), a, -np.inf)
     else:
-        a, = util.promote_args_inexact("logsumexp", a)
+        a, = util.promote_args_inexact_unjitted("logsumexp", a)
     ndim = jnp.ndim_of(a)
     axes = jnp.reduction_axes(a, axis)
     is_complex = dtypes.issubdtype(jnp.dtype_of(a), np.complexfloating)

@@ -246,8 +246,8 @@ def _repeat(self, repeats, axis=None, *, total_repeat_length=None):
 
 
 def _reshape(self, *args, order="C"):
-    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
-    util.check_method_order(order)
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; the shape is checked
+    before ``order``, as by ``jnp.reshape``."""
     shape = args[0] if len(args) == 1 else args
     return _jnp.reshape(self, shape, order=order)
 
@@ -557,6 +557,9 @@ def install(jnp):
             getattr(jnp, needs)
         setattr(Array, name, property(getter))
     Array.at = property(_at, doc=_IndexUpdateHelper.__doc__)
+    # The array API entry point returns this namespace (SPEC NPP-14).
+    from refjax._src.numpy.array_api import namespace_method
+    Array.__array_namespace__ = namespace_method(jnp)
     # Arrays are unhashable; defining __eq__ on the base class would
     # otherwise re-enable the default hash through the subclasses.
     ArrayImpl.__hash__ = None

@@ -13,20 +13,28 @@ import functools
 import inspect
 import math
 import operator
+import warnings
 
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core, dispatch, dtypes, placement
+from refjax._src import core
+from refjax._src import devices as _devices
+from refjax._src import dispatch, dtypes, placement
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.casting import convert, freeze
 from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers use it
+from refjax._src.devices import Device
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
+from refjax._src.mesh import SingleDeviceSharding
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "linspace", "eye",
            "identity"]
+
+
+_devices.register_transfer_guard_site("array creation")
 
 
 def _make(host, dtype, weak_type=False):
@@ -35,6 +43,8 @@ def _make(host, dtype, weak_type=False):
     The host data is copied unless it is a fresh array nobody else holds:
     the buffer is frozen, and a user's NumPy array must stay writable.
     """
+    _devices.guard_host_to_device(                              # SPEC CFG-27
+        lambda: core.ShapedArray(host.shape, dtype, weak_type))
     if not (host.flags.owndata and host.flags.writeable):
         host = np.array(host, copy=True)
     return ArrayImpl(freeze(_backend.get().asarray(host)), dtype, weak_type)
@@ -89,26 +99,108 @@ def _infer(obj):
         raise ValueError("None is not a valid value for jnp.array")
     if isinstance(obj, (list, tuple)):
         leaves = list(_leaves(obj))
+        if any(leaf is None for leaf in leaves):
+            raise ValueError("None is not a valid value for jnp.array")
+        named = _dtype_names(leaves)
+        if named is not None:
+            return _from_dtype_names(obj, leaves, named)
         for leaf in leaves:
-            if leaf is None:
-                raise ValueError("None is not a valid value for jnp.array")
             _check_leaf(leaf)
         dt = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+        if any(isinstance(leaf, Array) for leaf in leaves):
+            _stacked_shape(obj, dt)
         host = np.array(_replace_arrays(obj), dtype=_host_dtype_for(leaves, dt))
         return _cast_host(host, dt), dt, False
+    if _dtype_names([obj]) is not None:
+        return _from_dtype_names(obj, [obj], _dtype_names([obj]))
     host = np.array(obj)  # a copy: the buffer is frozen, the user's array is not
-    if not dtypes.is_valid_jax_dtype(host.dtype):
+    if not _array_dtype(host.dtype):
         raise _invalid_value(obj, host.dtype)
     dt = dtypes.canonicalize_dtype(host.dtype)
     return _cast_host(host, dt), dt, False
+
+
+def _dtype_names(leaves):
+    """JAX infers an array's dtype from text as from the name of a dtype
+    (``'float32'`` counts as float32, SPEC NP-74): the leaves with each text
+    read so, or None when no leaf is text or some text names no JAX dtype
+    (then it is an invalid string array, TypeError)."""
+    if not any(_is_text_leaf(leaf) for leaf in leaves):
+        return None
+    named = []
+    for leaf in leaves:
+        if _is_text_leaf(leaf):
+            try:
+                with warnings.catch_warnings():     # NumPy's deprecated aliases ('a')
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    leaf = np.dtype(leaf) if isinstance(leaf, str) else np.result_type(leaf)
+            except TypeError:
+                return None
+            if not _array_dtype(leaf):
+                return None
+            leaf = dtypes.canonicalize_dtype(leaf)     # no x64 warning, as in JAX
+        named.append(leaf)
+    return named
+
+
+def _is_text_leaf(leaf):
+    return isinstance(leaf, str) or type(leaf) is bytes
+
+
+def _from_dtype_names(obj, leaves, named):
+    """The data of ``obj`` in the dtype its texts name: NumPy then converts
+    each text to a number of that dtype (``'float32'``: ValueError; any
+    text to bool: True), as in JAX."""
+    dt = dtypes.result_type(*named)
+    for leaf in leaves:
+        if _is_text_leaf(leaf):
+            np.asarray(leaf, dtype=dt)
+    if any(isinstance(leaf, Array) for leaf in leaves):
+        _stacked_shape(obj, dt)
+    host = np.asarray(_replace_arrays(obj), dtype=dt)
+    return host, dt, False
+
+
+def _stacked_shape(obj, dt):
+    """The shape of nested lists holding arrays, stacked as JAX stacks them:
+    each item gets a leading axis and they are concatenated (16 at a time),
+    so ragged items are concatenate's TypeError (SPEC NP-74).  A sublist
+    without arrays is NumPy's, NumPy's ValueError included, as in JAX."""
+    if not isinstance(obj, (list, tuple)):
+        return np.shape(obj)
+    if not any(isinstance(leaf, Array) for leaf in _leaves(obj)):
+        return np.shape(np.asarray(_replace_arrays(obj)))
+    if not obj:
+        return (0,)
+    avals = [core.ShapedArray((1,) + tuple(_stacked_shape(item, dt)), dt)
+             for item in obj]
+    while len(avals) > _CONCAT_GROUP:
+        avals = [_concat_aval(avals[i:i + _CONCAT_GROUP])
+                 for i in range(0, len(avals), _CONCAT_GROUP)]
+    return _concat_aval(avals).shape
+
+
+_CONCAT_GROUP = 16       # JAX concatenates wide lists in groups of this size
+
+
+def _concat_aval(avals):
+    return lax_shapes.concatenate_p.abstract_eval(*avals, dimension=0)
 
 
 def _check_leaf(leaf):
     if type(leaf) in (bool, int, float, complex) or isinstance(leaf, Array):
         return
     dt = np.asarray(leaf).dtype
-    if not dtypes.is_valid_jax_dtype(dt):
+    if not _array_dtype(dt):
         raise _invalid_value(leaf, dt)
+
+
+def _array_dtype(dt):
+    """Whether JAX makes arrays of NumPy data of dtype ``dt``: not of text,
+    objects, ``float128`` or ``complex256`` (SPEC NP-74)."""
+    if dt.kind in "fc" and dt.itemsize > (8 if dt.kind == "f" else 16):
+        return False
+    return dtypes.is_valid_jax_dtype(dt)
 
 
 def _host_dtype_for(leaves, dt):
@@ -133,30 +225,34 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     list holding tracers is stacked with ``concatenate`` (SPEC NP-30).
     """
     _check_order(order)
-    ndmin = _check_ndmin(ndmin)
+    # JAX's first test of ndmin (several values in an array: ValueError).
+    plain = dtype is None and bool(ndmin == 0)
+    if _involves_keys(object, dtype):
+        return _with_ndmin(_keys_array(object, dtype, copy), ndmin, plain)
     if _holds_tracer(object):
-        return _traced_array(object, dtype, copy, ndmin)
-    if isinstance(object, Array) and dtypes.is_extended(object.dtype):
-        return _key_array(object, dtype, copy)
-    if isinstance(object, ArrayImpl) and dtype is None and not copy and ndmin <= object.ndim:
+        return _with_ndmin(_traced_array(object, dtype, copy), ndmin, plain)
+    if isinstance(object, ArrayImpl) and dtype is None and not copy and plain:
         return object
     if dtype is None:
         host, dt, weak = _infer(object)
     else:
         dt = dtypes.check_user_dtype(dtype, "array")
         host, weak = _to_requested(object, dt), False
-    if ndmin > host.ndim:
-        host = host.reshape((1,) * (ndmin - host.ndim) + host.shape)
-    return _make(host, dt, weak)
+    extra = 0 if plain else _extra_axes(ndmin, host.ndim)
+    return _make(host.reshape((1,) * extra + host.shape), dt, weak)
 
 
-def _check_ndmin(ndmin):
-    """``ndmin`` is one integer; several values have no truth value (JAX's
-    ValueError), a float or a 1-element array is NumPy's TypeError (SPEC NP-72)."""
-    if np.ndim(ndmin) > 0 and np.size(ndmin) > 1:
-        raise ValueError("The truth value of an array with more than one element "
-                         "is ambiguous: ndmin must be one integer.")
-    return operator.index(ndmin)
+def _extra_axes(ndmin, ndim):
+    """How many leading axes ``ndmin`` adds, read as JAX reads it:
+    ``ndmin > ndim`` (a list, text or None: TypeError), then
+    ``range(ndmin - ndim)`` (a float or a 1-element array above ``ndim``:
+    TypeError); a float not above ``ndim`` adds none (SPEC NP-72, NP-75)."""
+    return len(range(ndmin - ndim)) if ndmin > ndim else 0
+
+
+def _with_ndmin(out, ndmin, plain):
+    extra = 0 if plain else _extra_axes(ndmin, core.get_aval(out).ndim)
+    return lax_shapes.expand_dims(out, tuple(range(extra))) if extra else out
 
 
 def _check_order(order):
@@ -166,11 +262,38 @@ def _check_order(order):
         raise NotImplementedError("Only implemented for order='K'")
 
 
-def _key_array(keys, dtype, copy):
-    """``jnp.array`` of a key array: the keys (copied), never numbers (RNG-20)."""
-    if dtype is not None and dtype != keys.dtype:
-        raise TypeError(f"Cannot interpret '{keys.dtype.name}' as a data type")
-    return lax_shapes.copy_p.bind(keys) if copy else keys
+def _involves_keys(obj, dtype):
+    """Whether ``array(obj, dtype)`` reads or makes PRNG keys (RNG-20)."""
+    return dtypes.is_extended(dtype) or any(
+        isinstance(leaf, Array) and dtypes.is_extended(leaf.dtype) for leaf in _leaves(obj))
+
+
+def _keys_array(obj, dtype, copy):
+    """``array`` where keys are involved, as JAX converts them (SPEC NP-74):
+    an array (or tracer) goes through ``convert_element_type`` (keys only to
+    their own dtype, else ValueError); lists holding arrays are converted
+    item by item, given a leading axis and concatenated; numbers, or lists
+    without arrays, cannot take a key dtype (NumPy's TypeError)."""
+    if dtype is None:
+        dtype = _keys_result_type(list(_leaves(obj)))
+    if isinstance(obj, Array):
+        out = lax._convert_element_type(obj, dtype)
+        return lax_shapes.copy_p.bind(out) if copy and out is obj else out
+    if not any(isinstance(leaf, Array) for leaf in _leaves(obj)):
+        if dtypes.is_extended(dtype):
+            raise TypeError(f"Cannot interpret '{dtype}' as a data type")
+        return array(obj, dtype, copy=False)
+    parts = [lax_shapes.expand_dims(_keys_array(item, dtype, False), (0,)) for item in obj]
+    return lax_shapes.concatenate(parts, 0)
+
+
+def _keys_result_type(leaves):
+    """Keys of one dtype stack as that dtype; keys with anything else are
+    type promotion's ValueError."""
+    first = leaves[0].dtype
+    if all(isinstance(leaf, Array) and leaf.dtype == first for leaf in leaves):
+        return first
+    return dtypes.result_type(*leaves)
 
 
 def _holds_tracer(obj):
@@ -179,7 +302,7 @@ def _holds_tracer(obj):
     return isinstance(obj, core.Tracer)
 
 
-def _traced_array(obj, dtype, copy, ndmin):
+def _traced_array(obj, dtype, copy):
     """``array`` of a tracer or of a (nested) list holding tracers."""
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "array")
@@ -193,9 +316,6 @@ def _traced_array(obj, dtype, copy, ndmin):
             raise ValueError("None is not a valid value for jnp.array")
         dt = dtype if dtype is not None else dtypes.result_type(*leaves)
         out = _stack_leaves(obj, dt)
-    ndim = core.get_aval(out).ndim
-    if ndmin > ndim:
-        out = lax_shapes.expand_dims(out, tuple(range(ndmin - ndim)))
     return out
 
 
@@ -231,6 +351,8 @@ def _to_requested(obj, dt):
         # Text is parsed into the requested dtype ('1.5' -> 1.5); text that
         # is no number is NumPy's ValueError, as in JAX (SPEC NP-72).
         return np.asarray(_replace_arrays(obj), dtype=dt)
+    if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "fc":
+        return _cast_host(np.asarray(obj), dt)     # float128 too, as in JAX
     host, _, _ = _infer(obj)
     return _cast_host(host, dt)
 
@@ -248,8 +370,10 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """Like ``array`` but returns ``a`` itself when nothing needs to change
     (for a tracer: no equation at all, SPEC NP-30)."""
     _check_order(order)
+    if _involves_keys(a, dtype):
+        return _keys_array(a, dtype, bool(copy))
     if isinstance(a, core.Tracer) or (isinstance(a, (list, tuple)) and _holds_tracer(a)):
-        return _traced_array(a, dtype, bool(copy), 0)
+        return _traced_array(a, dtype, bool(copy))
     if dtype is None:
         if isinstance(a, ArrayImpl) and copy is not True:
             return a
@@ -309,39 +433,98 @@ def _lax_full(shape, fill_value, dt, weak=False):
     return lax_shapes.broadcast_in_dim(value, shape, tuple(range(lead, len(shape))))
 
 
+# The shape arguments of jnp's creation functions: a value NumPy sees as
+# 0-d (``b'ab'``, ``{}``) is one dimension, as in JAX (SPEC ARR-6).
+_jnp_shape = core.canonicalize_jnp_shape
+
+
 def zeros(shape, dtype=None, *, device=None):
-    shape = canonicalize_shape(shape)
-    return _filled(shape, 0, _default_or(dtype, "zeros", dtypes.default_float_dtype))
+    dt = _default_or(dtype, "zeros", dtypes.default_float_dtype)
+    return _filled(_jnp_shape(shape), 0, dt)
 
 
 def ones(shape, dtype=None, *, device=None):
-    shape = canonicalize_shape(shape)
+    shape = _jnp_shape(shape)
     return _filled(shape, 1, _default_or(dtype, "ones", dtypes.default_float_dtype))
 
 
 def empty(shape, dtype=None, *, device=None):
     """Zeros: refjax buffers are always initialized, like JAX's."""
-    shape = canonicalize_shape(shape)
+    shape = _jnp_shape(shape)
     return _filled(shape, 0, _default_or(dtype, "empty", dtypes.default_float_dtype))
 
 
 def full(shape, fill_value, dtype=None, *, device=None):
-    """``fill_value`` broadcast to ``shape``; a Python scalar stays weak."""
+    """``fill_value`` broadcast to ``shape``; a Python scalar stays weak.
+
+    The checks come in JAX's order (SPEC NP-71): ``dtype``, the fill value,
+    then for a scalar fill the shape, for an array fill the shape, ``device``
+    and the broadcast as ``jnp.broadcast_to`` checks them."""
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "full")
     _check_fill("full", fill_value, 0)
-    shape = canonicalize_shape(shape)
+    if np.ndim(fill_value) == 0:
+        if dtype is not None:       # converted before the sizes are checked
+            lax.check_python_complex(fill_value, dtype, False)
+        shape = _jnp_shape(shape)
+    else:
+        shape = _broadcast_target(_fill_aval(fill_value, dtype), shape, device)
     if _staging() or isinstance(fill_value, core.Tracer):
         if dtype is None:
             dt, weak = dtypes.result_type(fill_value, return_weak_type_flag=True)
         else:
-            dt, weak = dtypes.check_user_dtype(dtype, "full"), False
+            dt, weak = dtype, False
         return _lax_full(shape, fill_value, dt, weak)
     if dtype is None:
         host, dt, weak = _infer(fill_value)
     else:
-        dt = dtypes.check_user_dtype(dtype, "full")
+        dt = dtype
+        lax.check_python_complex(fill_value, dt, False)
         host, weak = _cast_host(np.asarray(_host_of(fill_value)), dt), False
     host = _broadcast_fill(host, shape)
     return _make(np.array(host), dt, weak)
+
+
+def _broadcast_target(fill_aval, shape, device):
+    """``shape`` for an array fill value, checked as JAX's ``broadcast_to``
+    checks it (SPEC NP-71), with ``device`` in the place of its
+    ``out_sharding``: a Device or SingleDeviceSharding is placed afterwards,
+    anything else must be an ``out_sharding`` (else TypeError)."""
+    shape = broadcast_shape_arg(shape)
+    if device is not None and not isinstance(device, (Device, SingleDeviceSharding)):
+        lax.check_out_sharding(device, "jnp.broadcast_to")
+    return check_broadcast_to(fill_aval, shape)
+
+
+def _fill_aval(fill_value, dtype):
+    """The type of an array fill value once converted to ``dtype``."""
+    aval = core.get_aval(fill_value)
+    return aval if dtype is None else aval.update(dtype=dtype, weak_type=False)
+
+
+def broadcast_shape_arg(shape):
+    """The ``shape`` of ``jnp.broadcast_to``: a value NumPy sees as 0-d is
+    one dimension; only the types are checked here, since JAX compares the
+    ranks and dimensions (``check_broadcast_to``) before it rejects a
+    negative one (SPEC NP-71)."""
+    if not isinstance(shape, tuple) and np.ndim(shape) == 0:
+        shape = (shape,)
+    return canonicalize_shape(shape, nonnegative=False)
+
+
+def check_broadcast_to(aval, shape):
+    """``shape`` once an array of type ``aval`` is known to broadcast to it:
+    fewer dimensions, or a dimension neither 1 nor equal, is ValueError; a
+    negative dimension left over is the TypeError of ``broadcast_in_dim``."""
+    if len(shape) < aval.ndim:
+        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={aval.shape} shape={shape}")
+    tail = shape[len(shape) - aval.ndim:]
+    if any(d not in (1, n) for d, n in zip(aval.shape, tail)):
+        raise ValueError("Incompatible types for broadcasting: input type="
+                         f"{aval.str_short()} and requested type="
+                         f"{aval.update(shape=shape).str_short()}")
+    return canonicalize_shape(shape)
 
 
 def _broadcast_fill(host, shape):
@@ -388,7 +571,7 @@ def _is_shape_dtype(a):
 
 def _like_shape(a, shape):
     if shape is not None:
-        return canonicalize_shape(shape)
+        return _jnp_shape(shape)
     if _is_shape_dtype(a) and not isinstance(a, (Array, np.ndarray, np.generic)):
         return tuple(a.shape)
     return tuple(np.shape(a))
@@ -405,7 +588,7 @@ def _zero_keys(keys, shape):
     """Keys whose data is all zeros, as JAX gives for ``zeros_like`` (RNG-20)."""
     from refjax._src.random import prng
     impl = keys.dtype._impl
-    shape = keys.shape if shape is None else canonicalize_shape(shape)
+    shape = keys.shape if shape is None else _jnp_shape(shape)
     data = zeros(tuple(shape) + impl.key_shape, dtypes.uint32)
     return prng.random_wrap(data, impl)
 
@@ -421,12 +604,19 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    """Like ``full``; an array fill value is broadcast (and ``device``
+    checked) as ``jnp.broadcast_to`` does (SPEC NP-71)."""
     dt, weak = _like_dtype(a, dtype, "full_like")
     _check_fill("full_like", fill_value, 1)
+    if np.ndim(fill_value) == 0:    # converted before the sizes are checked
+        lax.check_python_complex(fill_value, dt, weak)
+    shape = _like_shape(a, shape)
+    if np.ndim(fill_value) != 0:
+        shape = _broadcast_target(_fill_aval(fill_value, dt), shape, device)
     if _staging() or isinstance(fill_value, core.Tracer):
-        return _lax_full(_like_shape(a, shape), fill_value, dt, weak)
+        return _lax_full(shape, fill_value, dt, weak)
     host = _cast_host(np.asarray(_host_of(fill_value)), dt)
-    return _make(np.array(_broadcast_fill(host, _like_shape(a, shape))), dt, weak)
+    return _make(np.array(_broadcast_fill(host, shape)), dt, weak)
 
 
 # -- ranges ----------------------------------------------------------------
@@ -617,12 +807,14 @@ def _with_device(fun):
     """``fun`` taking ``device=``: a Device or Sharding the result is placed
     on (committed, as by ``jax.device_put``); anything else, a platform name
     such as ``'cpu'`` included, raises ``ValueError``."""
+    sig = inspect.signature(fun)
+    takes_device = "device" in sig.parameters   # to check it in JAX's order
+
     @functools.wraps(fun)
     def placed(*args, device=None, **kwargs):
-        out = fun(*args, **kwargs)
+        out = fun(*args, device=device, **kwargs) if takes_device else fun(*args, **kwargs)
         return out if device is None else placement.device_put(out, device)
-    sig = inspect.signature(fun)
-    if "device" not in sig.parameters:      # ``array`` gains it here
+    if not takes_device:                    # ``array`` gains it here
         device = inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None)
         placed.__signature__ = sig.replace(parameters=[*sig.parameters.values(), device])
     return placed

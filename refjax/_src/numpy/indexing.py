@@ -16,6 +16,9 @@
    concrete boolean masks first turn into integer arrays, integer arrays are
    broadcast together and placed by NumPy's advanced-indexing rule.
 
+A ``jax.ds(start, size, stride)`` entry (``Slice``, SPEC API-30) takes
+step 3 when its stride is 1 and step 4 otherwise, its start possibly traced.
+
 Indexed updates (``x.at[idx].add(y)``) reuse step 4 and bind the matching
 ``scatter`` primitive with the gather's dimension numbers transposed
 (``scatter_update``, SPEC IDX-20).
@@ -28,7 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from refjax._src import core, dtypes, errors
+from refjax._src import config as _config
+from refjax._src import core, dtypes, errors, tree_util
 from refjax._src.array import Array
 from refjax._src.lax import dynamic_slice as lax_dynamic_slice
 from refjax._src.lax import gather_scatter, lax
@@ -48,6 +52,73 @@ class IndexType(enum.Enum):
     INTEGER = "integer"
     BOOLEAN = "boolean"
     ARRAY = "array"
+    DYNAMIC_SLICE = "dynamic_slice"
+
+
+@tree_util.register_pytree_node_class
+class Slice:
+    """``jax.ds(start, size, stride)``: ``size`` elements from ``start``
+    (static or traced) every ``stride`` (static) (SPEC API-30).
+
+    As a pytree, a traced or Array ``start``/``size`` is a child and a
+    static one is part of the structure, as in JAX."""
+
+    __slots__ = ("start", "size", "stride")
+    __hash__ = None
+
+    def __init__(self, start, size, stride=1):
+        if stride < 0:
+            raise ValueError("`stride` must be >= 0.")
+        self.start, self.size, self.stride = start, size, stride
+
+    def __repr__(self):
+        return f"Slice(start={self.start}, size={self.size}, stride={self.stride})"
+
+    def __eq__(self, other):
+        if type(other) is not Slice:
+            return NotImplemented
+        return ((self.start, self.size, self.stride)
+                == (other.start, other.size, other.stride))
+
+    @staticmethod
+    def _static(v):
+        """Whether ``v`` is a concrete integer (as ``core.is_dim`` in JAX)."""
+        if isinstance(v, core.Tracer):
+            return False
+        try:
+            operator.index(v)
+        except TypeError:
+            return False
+        return True
+
+    def tree_flatten(self):
+        parts = (self.start, self.size)
+        children = tuple(None if self._static(v) else v for v in parts)
+        aux = tuple(v if self._static(v) else None for v in parts)
+        return children, aux + (self.stride,)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        start, size = (a if c is None else c for c, a in zip(children, aux[:2]))
+        return cls(start, size, aux[2])
+
+
+def ds(start, size=None, stride=None):
+    """A ``Slice`` read like the builtin ``slice`` (SPEC API-30):
+    ``ds(None)`` is ``:``, ``ds(j)`` is ``:j``, ``ds(i, n)`` is ``i:i+n``
+    and ``ds(i, n, s)`` is ``i:i+n*s:s``, where ``i`` may be traced."""
+    if start is None:
+        return slice(None)
+    if stride is None:
+        stride = 1
+    if not isinstance(stride, int):
+        raise ValueError("Non-static stride in `dslice`")
+    if size is None:
+        start, size = 0, start
+    return Slice(start, size, stride)
+
+
+dslice = ds
 
 
 class ParsedIndex(NamedTuple):
@@ -105,6 +176,8 @@ def _index_type(e):
         return IndexType.ELLIPSIS
     if isinstance(e, slice):
         return IndexType.SLICE
+    if isinstance(e, Slice):
+        return IndexType.DYNAMIC_SLICE
     if _is_integer_index(e):
         return IndexType.INTEGER
     if _is_boolean_index(e):
@@ -253,6 +326,11 @@ def rewriting_take(arr, index, *, indices_are_sorted=False, unique_indices=False
     a ``dynamic_slice``, else a ``gather`` (SPEC IDX-3)."""
     shape = core.get_aval(arr).shape
     parsed = _parse(index, shape)
+    if _config.states["jax_check_static_indices"].value and (
+            mode is None or _parse_mode(mode)
+            is gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS):
+        # SPEC CFG-24: static integers out of bounds raise IndexError.
+        _check_static_ints_in_bounds(parsed, shape, normalize_indices)
     try:
         plan = _static_slice_plan(parsed, shape, mode, normalize_indices)
     except (TypeError, ValueError, IndexError):
@@ -298,7 +376,7 @@ def _static_slice_plan(parsed, shape, mode, normalize_indices):
         _check_static_ints_in_bounds(parsed, shape, normalize_indices)
     _check_static_slices(parsed)
     for position, p in enumerate(parsed):
-        if p.typ in (IndexType.ARRAY, IndexType.BOOLEAN):
+        if p.typ in (IndexType.ARRAY, IndexType.BOOLEAN, IndexType.DYNAMIC_SLICE):
             raise TypeError("static_slice: indices must be static scalars or slices. "
                             f"Got index of type {type(p.index)} at position {position}")
     plan = _StaticPlan([], [], [], [], [], [])
@@ -393,6 +471,7 @@ def _dynamic_slice_plan(parsed, shape, mode):
     for position, p in enumerate(parsed):
         bad = (p.typ is IndexType.BOOLEAN
                or p.typ is IndexType.SLICE and p.index.step not in (None, 1, -1)
+               or p.typ is IndexType.DYNAMIC_SLICE and p.index.stride != 1
                or p.typ is IndexType.ARRAY and (isinstance(p.index, Sequence)
                                                 or np.shape(p.index) != ()))
         if bad:
@@ -416,6 +495,14 @@ def _dynamic_slice_plan(parsed, shape, mode):
             plan.sizes.append(1)
             plan.squeeze_axes.append(axis)
             continue
+        if p.typ is IndexType.DYNAMIC_SLICE:
+            trivial = False
+            start = p.index.start
+            # A static start stays a Python int, as JAX keeps it.
+            plan.starts.append(start if Slice._static(start) and not isinstance(
+                start, Array) else creation.asarray(start))
+            plan.sizes.append(_static_size(p.index.size))
+            continue
         if p.index != slice(None):
             trivial = False
         start, stop, step = p.index.indices(size)
@@ -432,6 +519,16 @@ def _dynamic_slice_plan(parsed, shape, mode):
         dt = _index_dtype(shape)
         plan.starts[:] = [lax.convert_element_type(s, dt) for s in plan.starts]
     return plan._replace(trivial=trivial)
+
+
+def _static_size(size):
+    """A ``Slice``'s size, which shapes the result, must be static."""
+    if isinstance(size, core.Tracer):
+        raise TypeError(
+            "Shapes must be 1D sequences of concrete values of integer type, got "
+            f"[{size}].\nIf using `jit`, try using `static_argnums` or applying "
+            "`jit` to smaller subfunctions.")
+    return operator.index(size)
 
 
 def _dynamic_slice(arr, plan, normalize_indices):
@@ -580,6 +677,10 @@ def _index_to_gather(parsed, shape, normalize_indices=True):
             st.y_axis += 1
         elif p.typ is IndexType.SLICE:
             _add_slice(st, p.index, shape[st.x_axis], index_dtype)
+        elif p.typ is IndexType.DYNAMIC_SLICE:
+            s = p.index
+            _add_window(st, s.start, s.stride, _static_size(s.size),
+                        shape[st.x_axis], index_dtype)
         else:
             raise IndexError(f"Got unsupported indexer at position {position}: {p!r}")
 
@@ -628,6 +729,12 @@ def _add_slice(st, s, size, index_dtype):
     """A unit-step slice is a window (with a start column unless it is
     the whole axis); a strided one gathers ``start + step * iota``."""
     start, step, length = _canonicalize_slice(s, size)
+    _add_window(st, start, step, length, size, index_dtype)
+
+
+def _add_window(st, start, step, length, size, index_dtype):
+    """``length`` positions from ``start`` (static, or traced for a
+    ``jax.ds`` Slice) every ``step`` along the current axis."""
     st.slice_shape.append(length)
     if step == 1:
         if length != size:
@@ -637,7 +744,9 @@ def _add_slice(st, s, size, index_dtype):
         st.gather_slice_shape.append(length)
         st.offset_dims.append(st.collapsed_y_axis)
     else:
-        positions = lax.add(np.array(start, index_dtype), lax.mul(
+        # JAX copies the start into an array of the index dtype.
+        first = creation.array(start, dtype=index_dtype)
+        positions = lax.add(first, lax.mul(
             np.array(step, index_dtype), lax_shapes.iota(index_dtype, length)))
         if step < 0:
             st.reversed_y_dims.append(st.collapsed_y_axis)

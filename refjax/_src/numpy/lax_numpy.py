@@ -116,8 +116,10 @@ def astype(x, dtype, /, *, copy=False, device=None):
                 "component of your input.", DeprecationWarning, stacklevel=2)
         elif dtype == np.bool_:
             x = lax.ne(x, _zero(x))
+    util.check_device(device)       # before the conversion, as in JAX
     result = lax._convert_element_type(x, dtype, weak_type=False)
-    return lax_shapes.copy_p.bind(result) if copy else result
+    result = lax_shapes.copy_p.bind(result) if copy else result
+    return util.place_on_device(result, device)
 
 
 def _warn_nonarray(fun_name, a):
@@ -243,27 +245,36 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     ``order='F'`` reshapes in column-major order (a ``reshape`` with
     reversed ``dimensions`` then a ``transpose``); ``'A'`` is not
     implemented.  JAX 0.10 no longer accepts the ``newshape`` keyword.
+    As in JAX, a NumPy array with no ``out_sharding`` is reshaped by its own
+    method (a NumPy result, NumPy's errors); otherwise the new shape is
+    checked before ``order``, then ``out_sharding`` (SPEC NP-72).  Text
+    passes JAX's scalar check and fails in ``asarray`` (SPEC NP-75).
     """
-    util.check_arraylike("reshape", a)
+    util.check_arraylike_unjitted("reshape", a)
+    if isinstance(a, (np.ndarray, np.generic)) and out_sharding is None:
+        return a.reshape(shape, order=order)
     a = creation.asarray(a)
-    if isinstance(order, (Array, core.Tracer, np.ndarray)):
-        # An array is not even compared with the names (JAX's TypeError).
-        raise TypeError(f"order must be str, not {type(order).__name__}")
-    if order not in ("C", "F", "A", "K"):
-        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     dims = _compute_newshape(_aval(a).shape, shape)
-    if order == "A":
-        raise NotImplementedError("np.reshape order=A is not implemented.")
-    if order not in ("C", "F"):
-        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
-    # ``out_sharding`` after ``order``, JAX's order (SPEC NP-72).
     util.check_hashable_params(out_sharding=out_sharding)
-    lax.check_out_sharding(out_sharding, "reshape")
-    if order == "C":
+    if _order_is(order, "C"):
+        lax.check_out_sharding(out_sharding, "reshape")
         return lax_shapes.reshape(a, dims)
-    nd = _aval(a).ndim
-    out = lax_shapes.reshape(a, dims[::-1], tuple(range(nd - 1, -1, -1)))
-    return lax_shapes.transpose(out, tuple(range(len(dims) - 1, -1, -1)))
+    if _order_is(order, "F"):
+        lax.check_out_sharding(out_sharding, "jnp.reshape")
+        nd = _aval(a).ndim
+        out = lax_shapes.reshape(a, dims[::-1], tuple(range(nd - 1, -1, -1)))
+        return lax_shapes.transpose(out, tuple(range(len(dims) - 1, -1, -1)))
+    if _order_is(order, "A"):
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
+
+def _order_is(order, name):
+    """``order == name`` as JAX tests it: a JAX array equals no name, a
+    NumPy array compares elementwise (several elements: NumPy's ValueError)."""
+    if isinstance(order, (Array, core.Tracer)):
+        return False
+    return bool(order == name)
 
 
 def ravel(a, order="C", *, out_sharding=None):
@@ -287,9 +298,11 @@ def transpose(a, axes=None):
 
 
 def permute_dims(a, /, axes):
-    """Array-API spelling of ``transpose`` with required ``axes``."""
+    """Array-API spelling of ``transpose``: ``axes`` is required and goes to
+    ``lax.transpose`` as is (None is its TypeError, a negative axis its
+    error), as in JAX (SPEC NP-35)."""
     a, = _ensure("permute_dims", a)
-    return transpose(a, axes)
+    return lax_shapes.transpose(a, axes)
 
 
 def matrix_transpose(x, /):
@@ -315,6 +328,11 @@ def swapaxes(a, axis1, axis2):
         return a
     nd = _aval(a).ndim
     perm = list(range(nd))
+    if any(ax is None or ax is Ellipsis for ax in (axis1, axis2)):
+        # JAX indexes a NumPy permutation with the axes: None or ... with
+        # an integer selects a row, which cannot be stored (SPEC NP-75).
+        raise ValueError(f"setting an array element with a sequence: swapaxes takes "
+                         f"two integer axes, got {axis1!r} and {axis2!r}.")
     if np.ndim(axis1) or np.ndim(axis2):    # JAX's class for a sequence
         raise ValueError(f"swapaxes takes two integer axes, got {axis1!r} and {axis2!r}.")
     axis1, axis2 = operator.index(axis1), operator.index(axis2)
@@ -477,20 +495,14 @@ def _broadcast_arrays(*args):
 
 
 def broadcast_to(array, shape, *, out_sharding=None):
-    """``array`` broadcast to ``shape`` with NumPy's rules."""
+    """``array`` broadcast to ``shape`` with NumPy's rules; the shape's
+    types, ``out_sharding``, then the dimensions are checked, in JAX's order
+    (SPEC NP-71)."""
     array, = _ensure("broadcast_to", array)
     util.check_hashable_params(out_sharding=out_sharding)
+    shape_ = creation.broadcast_shape_arg(shape)
     lax.check_out_sharding(out_sharding, "jnp.broadcast_to")
-    shape_ = creation.canonicalize_shape(shape)
-    aval = _aval(array)
-    if len(shape_) < aval.ndim:
-        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
-                         f"arr_shape={aval.shape} shape={shape_}")
-    tail = shape_[len(shape_) - aval.ndim:]
-    if builtins.any(d not in (1, n) for d, n in zip(aval.shape, tail)):
-        raise ValueError("Incompatible types for broadcasting: input type="
-                         f"{aval.str_short()} and requested type="
-                         f"{aval.update(shape=shape_).str_short()}")
+    shape_ = creation.check_broadcast_to(_aval(array), shape_)
     return _broadcast_to(array, shape_)
 
 
@@ -579,11 +591,9 @@ def stack(arrays, axis=0, out=None, dtype=None):
 def unstack(x, /, *, axis=0):
     """The sub-arrays of ``x`` along ``axis``, as a tuple."""
     x, = _ensure("unstack", x)
+    util.check_static(axis)              # a static argument in JAX (SPEC NP-75)
     nd = _aval(x).ndim
-    if nd == 0:
-        raise ValueError("Unstack requires arrays with rank > 0, however a scalar "
-                         "array was passed.")
-    axis = _canonicalize_axis(axis, nd)
+    axis = _canonicalize_axis(axis, nd)  # None: TypeError; rank 0: ValueError
     n = _aval(x).shape[axis]
     return tuple(lax_shapes.index_in_dim(x, i, axis, keepdims=False) for i in range(n))
 
@@ -1257,13 +1267,14 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 def array_equiv(a1, a2):
-    """Whether the arrays are equal after broadcasting (False if they cannot be)."""
+    """Whether the arrays are equal after broadcasting: False when
+    ``equal`` finds the ranks' shapes incompatible (ValueError); shapes of
+    one rank that differ are ``lax.eq``'s TypeError, as in JAX (SPEC NP-75)."""
     a1, a2 = creation.asarray(a1), creation.asarray(a2)
     try:
-        _broadcast_shapes([_aval(a1).shape, _aval(a2).shape])
+        x, y = util.promote_args("equal", a1, a2)
     except ValueError:
         return creation.array(False)
-    x, y = util.promote_args("equal", a1, a2)
     return _all(lax.eq(x, y))
 
 

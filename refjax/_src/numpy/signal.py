@@ -89,13 +89,17 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 @jit(static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """``n``-th discrete difference along ``axis`` (``!=`` for booleans),
-    after joining ``prepend``/``append`` (scalars broadcast) (SPEC NP-43)."""
+    after joining ``prepend``/``append`` (scalars broadcast) (SPEC NP-43).
+    ``n`` and ``axis`` are read as integers before anything else; ``n == 0``
+    returns the input before ``n < 0`` or the rank is checked (SPEC NP-74)."""
     arr, = _ensure("diff", a)
+    # JAX reads n and axis as integers first, then returns for n == 0.
     n = _static_int(n, "'n' argument of jnp.diff")
-    if n < 0:
-        raise ValueError(f"order must be non-negative but got {n}")
+    axis = _static_int(axis, "'axis' argument of jnp.diff")
     if n == 0:
         return arr
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
     nd = _aval(arr).ndim
     if nd == 0:
         raise ValueError(f"diff requires input that is at least one dimensional; got {a}")

@@ -306,7 +306,8 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
                                     tuple(range(1, _aval(result).ndim)))
             result = where(valid, result, fill)
         else:
-            result = lax.full_like(result, fill, shape=(size, *_aval(result).shape[1:]))
+            # jnp's full_like: an array fill value broadcasts (SPEC NP-74).
+            result = creation.full_like(result, fill, shape=(size, *_aval(result).shape[1:]))
     out = [moveaxis(result, 0, axis)]
     int_ = dtypes.default_int_dtype()
     if return_index:

@@ -17,11 +17,13 @@ import numpy as np
 
 from refjax._src import api
 from refjax._src import config as _config
-from refjax._src import core, dtypes, tree_util
+from refjax._src import core, dtypes, placement, tree_util
 from refjax._src.array import Array, ArrayImpl
 from refjax._src.core import Tracer
+from refjax._src.devices import Device
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
+from refjax._src.mesh import Sharding
 
 _SCALAR_TYPES = core._SCALAR_TYPES
 
@@ -76,12 +78,35 @@ def check_method_order(order):
         raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
+def check_device(device):
+    """A ``device=`` JAX turns into a sharding is None, a Device or a
+    Sharding; anything else is JAX's ValueError ``sharding=... must be an
+    instance of jax.sharding.Sharding`` (SPEC NP-71)."""
+    if device is not None and not isinstance(device, (Device, Sharding)):
+        raise ValueError(f"sharding={device!r} must be an instance of "
+                         "jax.sharding.Sharding")
+
+
+def place_on_device(x, device):
+    """``x`` committed to ``device`` (checked by ``check_device``), as by
+    ``jax.device_put``; ``x`` itself when ``device`` is None."""
+    check_device(device)
+    return x if device is None else placement.device_put(x, device)
+
+
 def check_arraylike(fun_name, *args):
     """TypeError naming ``fun_name`` for a non-array argument (lists included)."""
     for pos, arg in enumerate(args):
         if type(arg) is not ArrayImpl and not core.is_array_like(arg):
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{type(arg)} at position {pos}.")
+
+
+def check_arraylike_unjitted(fun_name, *args):
+    """JAX's own check for functions it does not jit: NumPy counts text as a
+    scalar, so a string passes and fails later in ``asarray`` (a dtype's
+    name: ValueError, other text: TypeError) (SPEC NP-74)."""
+    check_arraylike(fun_name, *[0 if np.isscalar(a) else a for a in args])
 
 
 def check_arraylike_or_none(fun_name, *args):
@@ -391,10 +416,35 @@ def _check_no_mixed_keys(fun_name, args):
     return found
 
 
+def huge_ints_as_floats(args):
+    """``args`` with each Python int beyond the 64-bit integer range made a
+    float: a JAX function that is not jitted converts its operands with
+    NumPy, which takes such an int as a float, where a jitted one raises
+    OverflowError (SPEC SPC-1, RNG-34)."""
+    return [float(a) if type(a) is int and not -2**63 <= a < 2**64 else a for a in args]
+
+
 def promote_args_inexact(fun_name, *args):
     check_arraylike(fun_name, *args)
     _check_no_mixed_keys(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_inexact_unjitted(fun_name, *args):
+    """``promote_args_inexact`` for functions JAX runs without ``jit``
+    (``gelu``, ``logsumexp``): a Python int beyond int32 converts straight
+    to the inexact dtype, as JAX's ``convert_element_type`` converts it,
+    where a jitted function fails on it as an argument (SPEC NP-74)."""
+    check_arraylike(fun_name, *args)
+    _check_no_mixed_keys(fun_name, args)
+    to_dtype, _ = _result_type(args)
+    to_dtype = to_inexact_dtype(to_dtype)
+    args = [lax.big_int_to(a, to_dtype) if type(a) is int and a not in _INT32 else a
+            for a in args]
+    return promote_args_inexact(fun_name, *args)
+
+
+_INT32 = range(-2**31, 2**31)
 
 
 def promote_args_numeric(fun_name, *args):

@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from refjax._src import core
+from refjax._src.lax import misc_ops
 from refjax._src.numpy import creation, lax_numpy
 from refjax._src.vmap_api import vmap
 
@@ -91,7 +92,9 @@ def _loop_shape_and_core_sizes(args, in_cores, context):
                 raise ValueError(f"inconsistent size for core dimension {name!r}: "
                                  f"{size} vs {sizes[name]} {context}")
         loop_shapes.append(shape[:split])
-    return np.broadcast_shapes(*loop_shapes), sizes
+    # lax's broadcast: JAX's "Incompatible shapes for broadcasting" (SPEC NP-74).
+    loop_shape = misc_ops.broadcast_shapes(*loop_shapes) if loop_shapes else ()
+    return tuple(loop_shape), sizes
 
 
 def _checked(func, sizes, out_cores, context):

@@ -116,6 +116,12 @@ def PRNGKey(seed, *, impl=None):  # noqa: N802 - JAX's name
     return prng.random_unwrap(prng.random_seed(_seed_array("PRNGKey", seed), impl))
 
 
+def key_dtype(impl_spec=None):
+    """The key dtype of a PRNG implementation (``key<fry>`` for
+    threefry2x32, the default), named or given as an impl (RNG-99)."""
+    return prng.key_dtype(prng.resolve_prng_impl(impl_spec))
+
+
 def key_data(keys):
     """The uint32 data behind typed keys; raw key data is returned as is (RNG-9)."""
     typed, wrapped = _check_prng_key("key_data", keys, allow_batched=True)

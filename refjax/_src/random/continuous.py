@@ -12,13 +12,15 @@ from functools import partial
 
 import numpy as np
 
-from refjax._src import dtypes
-from refjax._src.custom_derivatives import custom_jvp
+from refjax._src import config as _config
+from refjax._src import core, dtypes
+from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters.ad import stop_gradient
 from refjax._src.lax import lax, precision
+from refjax._src.lax import special as lax_special
 from refjax._src.numpy import contractions, creation, lax_numpy
 from refjax._src.numpy import linalg as np_linalg
-from refjax._src.numpy import reductions, ufuncs, util
+from refjax._src.numpy import ufuncs, util
 from refjax._src.random.basic import _check_prng_key, _named, _normal, _split, _uniform
 from refjax._src.random.basic import broadcast_shapes as _broadcast_shapes
 from refjax._src.random.basic import canonicalize_shape
@@ -163,15 +165,17 @@ _cauchy = jit(_named(_cauchy_impl, "_cauchy"), static_argnums=(1, 2))
 
 
 def gumbel(key, shape=(), dtype=None, mode=None):
-    """``-log(-log(u))``; ``mode`` "low" (default), "high" or "highest"
-    trades speed for resolution near 0 (RNG-32)."""
+    """``-log(-log(u))``; ``mode`` "low", "high" or "highest" trades speed
+    for resolution near 0 (RNG-32); None reads
+    ``jax_high_dynamic_range_gumbel`` ("high" when set, SPEC CFG-25)."""
     key, _ = _check_prng_key("gumbel", key)
     dtype = _float_dtype(dtype, "gumbel")
-    shape = canonicalize_shape(shape)
     if mode is None:
-        mode = "low"   # jax_use_high_dynamic_range_gumbel defaults to False
+        mode = "high" if _config.use_high_dynamic_range_gumbel.value else "low"
+    # Checked before the shape: JAX accepts a negative size until later.
     if mode not in ("highest", "high", "low"):
         raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
+    shape = canonicalize_shape(shape)
     return _gumbel(key, shape, dtype, mode)
 
 
@@ -322,11 +326,10 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     """``mean + factor @ z`` with ``factor`` from ``cov`` by Cholesky, SVD
     (``u * sqrt(s)``) or eigh (``v * sqrt(w)``) (RNG-34)."""
     key, _ = _check_prng_key("multivariate_normal", key)
-    # Lists are not arrays here (JAX's TypeError), and come before `method`.
-    util.check_arraylike("multivariate_normal", mean, cov)
-    mean, cov = creation.asarray(mean), creation.asarray(cov)
-    common = dtypes.result_type(mean, cov, float)
-    mean, cov = mean.astype(common), cov.astype(common)
+    # Promoted together to an inexact dtype without jit, as JAX does, before
+    # `method` is checked: a huge Python int becomes a float rather than an
+    # OverflowError; a list is a TypeError and None a ValueError, as dtypes.
+    mean, cov = util.promote_dtypes_inexact(*util.huge_ints_as_floats((mean, cov)))
     if method not in {"svd", "eigh", "cholesky"}:
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     dtype = mean.dtype if dtype is None else user_dtype(dtype, None, "multivariate_normal")
@@ -389,6 +392,10 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
         # JAX's check is the one of the normal sampler it draws from.
         raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, "
                          f"got {dtype}")
+    if min(n, m_) < 0:
+        # JAX draws the (max, min) normal matrix unchecked; its QR then
+        # fails on the negative size (SPEC NP-74).
+        raise ValueError(f"negative dimensions are not allowed, got {min(n, m_)} and None")
     return _orthogonal(key, n, m_, shape, dtype)
 
 
@@ -548,14 +555,22 @@ _gamma = jit(_named(_gamma_body, "_gamma"), static_argnums=(2, 3, 4))
 
 
 def _gamma_keys_and_samples(key, a, log_space):
-    """One key per element: ``split(key, a.size)``, then Marsaglia-Tsang
+    """One key per element: each key of ``key`` (whose shape leads ``a``'s)
+    split into as many keys as it has elements of ``a``, then Marsaglia-Tsang
     vectorized over the elements (JAX's lowering vmaps it) (RNG-36)."""
     from refjax._src.vmap_api import vmap
     size = int(np.prod(np.shape(a), dtype=np.int64))
-    keys = _split(key, size).reshape((size,))
+    if key.ndim == 0:
+        keys = _split(key, size).reshape((size,))
+    else:
+        per_key = int(np.prod(np.shape(a)[key.ndim:], dtype=np.int64))
+        keys = vmap(lambda k: _split(k, per_key))(key.reshape((-1,))).reshape((size,))
     flat = lax_numpy.reshape(a, (size,))
     samples = vmap(partial(_gamma_one, log_space=log_space))(keys, flat)
     return lax_numpy.reshape(samples, np.shape(a))
+
+
+_gamma_program = jit(_gamma_keys_and_samples, static_argnums=(2,))
 
 
 def _gamma_one(key, alpha, log_space):
@@ -612,46 +627,67 @@ def _mt_propose(state, c, c0, dtype):
     return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), U
 
 
-@partial(custom_jvp, nondiff_argnums=(2,))
-def _gamma_sample(key, a, log_space):
-    return _gamma_keys_and_samples(key, a, log_space)
+# ---------------------------------------------------------------------------
+# random_gamma_p: the primitive behind gamma and loggamma (RNG-36, RNG-38)
+# ---------------------------------------------------------------------------
+
+random_gamma_p = core.Primitive("random_gamma")
 
 
-@_gamma_sample.defjvp
-def _gamma_sample_jvp(log_space, primals, tangents):
-    """The key has no tangent; ``a`` moves the sample along P(a, x) = u (RNG-38)."""
+@random_gamma_p.def_abstract_eval
+def _random_gamma_abstract_eval(key, a, *, log_space):
+    return a
+
+
+def _random_gamma_physical(buffers, avals_in, avals_out, *, log_space):
+    """Runs the sampler (a compiled program of lax operations, JAX's
+    lowering) on the key data and ``a``, eagerly whatever the caller traces."""
+    with core.set_current_trace(core.eval_trace):
+        key, a = (core.wrap_buffer(b, aval) for b, aval in zip(buffers, avals_in))
+        return core.to_buffer(_gamma_program(key, a, log_space))
+
+
+def _random_gamma_impl(key, a, *, log_space):
+    raise TypeError("random_gamma needs a typed key operand")
+
+
+random_gamma_p.physical = _random_gamma_physical
+random_gamma_p.def_impl(_random_gamma_impl)
+
+
+def _random_gamma_batch(axis_data, vals, dims, *, log_space):
+    """Key and ``a`` both batched along their first axis: each key of the
+    batch is split over its own row of ``a``."""
+    key, a = (batching.bdim_at_front(v, d, axis_data.size) for v, d in zip(vals, dims))
+    return random_gamma_p.bind(key, a, log_space=log_space), 0
+
+
+random_gamma_p.batch = _random_gamma_batch
+
+
+def _random_gamma_jvp(primals, tangents, *, log_space):
+    """The key has no tangent; ``a`` moves the sample along P(a, x) = u:
+    dx/da = random_gamma_grad(a, x), divided by x for log samples, where an
+    x that underflows to 0 is taken as the smallest normal (RNG-38)."""
     key, a = primals
-    a_dot = tangents[1]
-    sample = _gamma_sample(key, a, log_space)
-    x = lax.exp(sample) if log_space else sample
-    # exp(log sample) can underflow to 0: use the smallest normal instead.
-    x = lax.max(x, lax.full_like(x, float(dtypes.finfo(x.dtype).tiny)))
-    dlogx = _dlog_sample_da(stop_gradient(a), stop_gradient(x))
-    return sample, a_dot * (dlogx if log_space else dlogx * x)
+    sample = random_gamma_p.bind(key, a, log_space=log_space)
+    if type(tangents[1]) is ad.Zero:
+        return sample, ad.Zero.from_primal_value(sample)
+    if log_space:
+        x = lax.exp(sample)
+        tiny = lax.full_like(x, float(dtypes.finfo(x.dtype).tiny))
+        x = lax.select(lax.eq(x, lax.full_like(x, 0)), tiny, x)
+        slope = lax.div(lax_special.random_gamma_grad(a, x), x)
+    else:
+        slope = lax_special.random_gamma_grad(a, sample)
+    return sample, lax.mul(tangents[1], slope)
 
 
-_SERIES_TERMS = 256
+random_gamma_p.jvp = _random_gamma_jvp
 
 
-def _dlog_sample_da(a, x):
-    """d log(x) / d a along P(a, x) = const (implicit differentiation).
-
-    With the series P = x^a e^-x S / Gamma(a+1), S = sum_n t_n,
-    t_n = x^n / ((a+1)...(a+n)) and H_n = sum_{k<=n} 1 / (a+k):
-    dP/da = P (log x - digamma(a+1) - sum_n t_n H_n / S) and
-    dP/dx = x^(a-1) e^-x / Gamma(a), so
-    d log x / da = -(S (log x - digamma(a+1)) - sum_n t_n H_n) / a
-    (RNG-38).  Terms are scaled by the largest one against overflow."""
-    k = creation.arange(1, _SERIES_TERMS + 1, dtype=a.dtype)
-    a_k = a[..., None] + k
-    log_t = reductions.cumsum(ufuncs.log(x[..., None]) - ufuncs.log(a_k), axis=-1)
-    log_t = lax_numpy.concatenate([creation.zeros_like(log_t[..., :1]), log_t], axis=-1)
-    top = reductions.max(log_t, axis=-1)
-    t = ufuncs.exp(log_t - top[..., None])
-    h = lax_numpy.concatenate([creation.zeros_like(a_k[..., :1]),
-                         reductions.cumsum(1.0 / a_k, axis=-1)], axis=-1)
-    s, th = reductions.sum(t, axis=-1), reductions.sum(t * h, axis=-1)
-    return -ufuncs.exp(top) * (s * (ufuncs.log(x) - lax.digamma(a + 1)) - th) / a
+def _gamma_sample(key, a, log_space):
+    return random_gamma_p.bind(key, a, log_space=log_space)
 
 
 # ---------------------------------------------------------------------------

@@ -317,7 +317,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     if not isinstance(shape, Sequence):
         raise TypeError("shape argument of jax.random.choice must be a sequence, "
                         f"got {shape}")
-    _util().check_arraylike("choice", a)
+    _util().check_arraylike_unjitted("choice", a)
     arr = creation.asarray(a)
     if arr.ndim == 0:
         n_inputs = core.concrete_or_error(
@@ -353,7 +353,7 @@ def _choice_uniform(key, a, arr, shape, replace, axis, n_inputs, n_draws):
 
 
 def _choice_weighted(key, arr, shape, replace, p, axis, n_inputs, n_draws, mode):
-    _util().check_arraylike("choice", p)
+    _util().check_arraylike("choice", p)   # then converted: text is TypeError
     p_arr, = _util().promote_dtypes_inexact(creation.asarray(p))
     if p_arr.shape != (n_inputs,):
         raise ValueError(

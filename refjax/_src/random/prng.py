@@ -36,6 +36,7 @@ from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.lax import lax, shapes
 from refjax._src.lax.lax import _xp
+from refjax._src.random import counter_prngs
 
 _u32 = np.uint32
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16),
@@ -314,9 +315,14 @@ def _rbg_fold_in(keys, data):
 
 
 def _rbg_random_bits(keys, bit_width, shape):
+    """Threefry bits under one key that mixes both halves: the first half
+    hashes the second.  (A plain xor of the two halves' bits would be all
+    zero for freshly seeded keys, whose halves are equal.)"""
     halves = _halves(keys)
-    return (threefry_random_bits(halves[..., 0, :], bit_width, shape)
-            ^ threefry_random_bits(halves[..., 1, :], bit_width, shape))
+    first, second = halves[..., 0, :], halves[..., 1, :]
+    mixed = _xp().stack(threefry2x32_kernel(first[..., 0], first[..., 1],
+                                            second[..., 0], second[..., 1]), axis=-1)
+    return threefry_random_bits(mixed, bit_width, shape)
 
 
 def _unsafe_rbg_split(keys, shape):
@@ -337,8 +343,22 @@ unsafe_rbg_prng_impl = PRNGImpl(
     random_bits=_rbg_random_bits, fold_in=_unsafe_rbg_fold_in,
     name="unsafe_rbg", tag="urbg")
 
+def _counter_impl(name, tag, key_size):
+    """A PRNGImpl of ``counter_prngs``'s functions named ``name_*`` (RNG-100)."""
+    part = lambda op: getattr(counter_prngs, f"{name}_{op}")  # noqa: E731
+    return PRNGImpl(key_shape=(key_size,), seed=part("seed"), split=part("split"),
+                    random_bits=part("random_bits"), fold_in=part("fold_in"),
+                    name=name, tag=tag)
+
+
+philox2x32_prng_impl = _counter_impl("philox2x32", "phx2", 1)
+philox4x32_prng_impl = _counter_impl("philox4x32", "phx4", 2)
+threefry4x32_prng_impl = _counter_impl("threefry4x32", "fry4", 4)
+
+# In JAX's registration order, which its error messages list.
 prngs = {impl.name: impl for impl in
-         (threefry_prng_impl, rbg_prng_impl, unsafe_rbg_prng_impl)}
+         (philox2x32_prng_impl, philox4x32_prng_impl, threefry_prng_impl, rbg_prng_impl,
+          unsafe_rbg_prng_impl, threefry4x32_prng_impl)}
 
 
 class PRNGSpec:
@@ -656,7 +676,13 @@ def _random_seed_impl(seeds, *, impl):
 
 
 def random_seed(seeds, impl):
-    """Keys from integer seeds (``random.key``); see ``threefry_seed``."""
+    """Keys from integer seeds (``random.key``); see ``threefry_seed``.
+    ``jax_random_seed_offset`` is added to the seeds first, in their own
+    dtype (SPEC CFG-20)."""
+    offset = _config.states["jax_random_seed_offset"].value
+    dtype = getattr(seeds, "dtype", None)
+    if offset and dtype is not None and dtypes.issubdtype(dtype, np.integer):
+        seeds = lax.add(seeds, np.array(offset).astype(dtype))
     return random_seed_p.bind(seeds, impl=impl)
 
 

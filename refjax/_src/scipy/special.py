@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from refjax._src import dtypes
+from refjax._src import core, dtypes, tree_util
 from refjax._src.api import jit
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
@@ -25,6 +25,7 @@ from refjax._src.numpy import ufuncs
 from refjax._src.numpy import util
 from refjax._src.numpy import util as _np_util
 from refjax._src.numpy.util import _const
+from refjax._src.scipy.complex_gamma import complex_gamma
 
 __all__ = [
     "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma",
@@ -37,9 +38,7 @@ def promote_args_inexact(fun_name, *args):
     """jnp's ``promote_args_inexact``, except that a Python int too large for
     any integer type is taken as a float: these functions are not jitted in
     JAX, so ``erf(2**70)`` is ``erf(1.18e21)`` (SPEC SPC-1)."""
-    args = [float(a) if type(a) is int and not -2**63 <= a < 2**64 else a
-            for a in args]
-    return _np_util.promote_args_inexact(fun_name, *args)
+    return _np_util.promote_args_inexact(fun_name, *_np_util.huge_ints_as_floats(args))
 
 
 # ---------------------------------------------------------------------------
@@ -106,10 +105,11 @@ def gammasgn(x):
 
 
 def gamma(x):
-    """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (SPEC SPC-3)."""
+    """``Gamma(x)`` as ``gammasgn(x) * exp(gammaln(x))`` (SPEC SPC-3);
+    complex ``x`` by Lanczos' approximation and reflection (SPEC SPC-7)."""
     x, = promote_args_inexact("gamma", x)
     if dtypes.issubdtype(jnp.dtype_of(x), np.complexfloating):
-        raise NotImplementedError("refjax: gamma of complex inputs is not supported")
+        return complex_gamma(x)
     return ufuncs.multiply(gammasgn(x), lax.exp(lax.lgamma(x)))
 
 
@@ -298,8 +298,12 @@ def log_ndtr(x, series_order=3):
     asymptotic series ``log(exp(-x**2/2) / (-x sqrt(2 pi)) * (1 + S))``,
     ``S = sum_{n=1}^{series_order} (-1)^n (2n-1)!! / x^(2n)``; in between,
     ``log(ndtr(x))``.  Differentiated as ``pdf(x) / ndtr(x)``, computed as
-    ``exp(log pdf(x) - log_ndtr(x))`` (SPEC AD-75).
+    ``exp(log pdf(x) - log_ndtr(x))`` (SPEC AD-75).  As JAX's ``custom_jvp``
+    function, ``x``'s leaves are read as JAX values before ``series_order``
+    is checked (SPEC NP-74).
     """
+    for leaf in tree_util.tree_leaves(x):
+        core.get_aval(leaf)          # a string: TypeError, 2**70: OverflowError
     if not isinstance(series_order, int):
         raise TypeError("series_order must be a Python integer.")
     if series_order < 0:

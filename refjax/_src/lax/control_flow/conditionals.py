@@ -15,7 +15,7 @@ from functools import reduce
 
 import numpy as np
 
-from refjax._src import backend
+from refjax._src import api, backend
 from refjax._src import config as _config
 from refjax._src import core, dtypes, tree_util
 from refjax._src.compiler import executable_for
@@ -126,22 +126,32 @@ def _is_concrete(x):
 def _bind_cond(api_name, index, funs, names, operands, reference):
     """Trace every branch on the operands' avals, check each one's outputs
     against those of branch ``reference``, and bind ``cond`` (SPEC CF-13,
-    CF-14, CF-15, CF-16)."""
+    CF-14, CF-15, CF-16).  Branches reaching ``jax.Ref``s are traced again
+    with the Refs' values threaded through them (SPEC EXT-11)."""
+    hooks = api.ref_hooks
+    funs = [hooks.close_over(f, operands)[0] for f in funs]
+    operands = hooks.close_over(funs[0], operands)[1]
     leaves, in_tree = tree_util.tree_flatten((operands, {}))
     for x in leaves:
         core.check_valid_jaxtype(x)
     avals = [core.get_aval(x) for x in leaves]
     # The reference branch is traced first (true_fun before false_fun).
     order = [reference] + [j for j in range(len(funs)) if j != reference]
-    traced = [None] * len(funs)
+    traced, found = [None] * len(funs), []
     for j in order:
-        traced[j] = _trace_branch(funs[j], in_tree, avals, api_name)
+        traced[j] = _trace_branch(hooks.discover(funs[j], found, api_name),
+                                  in_tree, avals, api_name)
     ref_closed, _, ref_tree = traced[reference]
     for j, (closed, _, out_tree) in enumerate(traced):
         if j != reference:
             _check_branch_outputs(api_name, names[reference], names[j], funs[reference],
                                   funs[j], ref_tree, ref_closed.out_avals, out_tree,
                                   closed.out_avals)
+    if found:
+        hooks.check_cond_index(index)
+        return hooks.call_with_refs(
+            lambda fs, ops: _bind_cond(api_name, index, fs, names, ops, reference),
+            funs, found, operands)
     branches, consts = _merge_consts([(c, k) for c, k, _ in traced])
     branches, in_fwd = _prune_forwarded_outputs(branches)
     outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))

@@ -14,7 +14,7 @@ reverse mode raises JAX's error when a ``while`` is transposed.
 
 import numpy as np
 
-from refjax._src import backend
+from refjax._src import api, backend
 from refjax._src import config as _config
 from refjax._src import core, dtypes, errors, tree_util
 from refjax._src.compiler import executable_for
@@ -41,7 +41,13 @@ def while_loop(cond_fun, body_fun, init_val):
             return result
     leaves, in_tree = tree_util.tree_flatten(init_val)
     in_avals = [aval_of(x) for x in leaves]
-    traced = _trace_loop(cond_fun, body_fun, in_tree, in_avals)
+    found = []      # jax.Refs the functions reach from outside (SPEC EXT-10)
+    traced = _trace_loop(api.ref_hooks.discover(cond_fun, found, "while_cond"),
+                         api.ref_hooks.discover(body_fun, found, "while_body"),
+                         in_tree, in_avals)
+    if found:
+        return api.ref_hooks.while_loop(while_loop, cond_fun, body_fun, found,
+                                        init_val)
     leaves, changed = _promote_weak_typed_inputs(leaves, in_avals,
                                                  traced.body_out_avals)
     if changed:

@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from refjax._src import backend, config, core, dtypes, errors, tree_util
+from refjax._src import api, backend, config, core, dtypes, errors, tree_util
 from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
@@ -541,12 +541,23 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1,
         raise TypeError("lax.scan: f argument should be a callable.")
     init_flat, init_tree = tree_util.tree_flatten(init)
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
+    # The initial carry is read as JAX values before ``xs`` and the length,
+    # as in JAX (SPEC CF-91).
+    for c in init_flat:
+        core.check_valid_jaxtype(c)
+        core.get_aval(c)
     length = _infer_length(xs_flat, length)
     if config.disable_jit.value:
         return _scan_python_loop(f, init, xs_flat, xs_tree, length, reverse)
     x_avals = [_unstacked(aval_of(x)) for x in xs_flat]
     in_avals = [aval_of(c) for c in init_flat]
-    closed, consts, out_carry_tree, ys_tree = _trace_body(f, init, xs, in_avals, x_avals)
+    found = []      # jax.Refs the body reaches from outside (SPEC EXT-10)
+    closed, consts, out_carry_tree, ys_tree = _trace_body(
+        api.ref_hooks.discover(f, found, "scan"), init, xs, in_avals, x_avals)
+    if found:
+        return api.ref_hooks.scan(scan, f, found, init, xs, length=length,
+                                  reverse=reverse, unroll=unroll,
+                                  _split_transpose=_split_transpose)
     carry_out = closed.out_avals[:out_carry_tree.num_leaves]
     if out_carry_tree.num_leaves != len(init_flat):
         check_carry_type("scan body", f, init_tree, in_avals, out_carry_tree, carry_out)
