@@ -536,7 +536,9 @@ def test_gamma_sample_second_derivative_vmap_and_weak(jax, jnp):
     def second(a):
         return jax.jacfwd(jax.jacfwd(lambda a: jax.random.gamma(key, a)))(a)
     batched = jax.vmap(second)(a)
-    close(batched, [np.asarray(second(v)) for v in a], 1e-5)
+    # JAX's float32 series under vmap and per example differ by ~1e-5 (with
+    # CI's XLA flags): the check is that batching computes the same thing.
+    close(batched, [np.asarray(second(v)) for v in a], 1e-4)
     lax_ = importlib.import_module(jax.__name__ + ".lax")
     weak_a, weak_x = jnp.asarray(2.5), jnp.asarray(2.0)   # weakly typed
     for argnums in (0, 1):

@@ -165,7 +165,8 @@ def check_computation_outputs(name, closed, init_avals):
 # The primitive
 # ---------------------------------------------------------------------------
 
-def _split(items):
+def split_operands_and_inits(items):
+    """The two halves of a reduction's operands: arrays, then initial values."""
     n = len(items) // 2
     return list(items[:n]), list(items[n:])
 
@@ -188,7 +189,7 @@ def _check_dimensions(dimensions, shape):
 def _reduce_abstract_eval(*avals, computation, jaxpr, dimensions):
     """One result per operand: its shape without ``dimensions``, its dtype,
     weak when the operand and its initial value both are (SPEC WIN-2)."""
-    ops, inits = _split(avals)
+    ops, inits = split_operands_and_inits(avals)
     if builtins.any(a.shape != () for a in inits):
         raise ValueError("reduce found non-scalar initial value: "
                          f"{[a.shape for a in inits]}")
@@ -233,7 +234,7 @@ def _reduce_impl(*buffers, computation, jaxpr, dimensions):
     """Each kept position folds its reduced elements in row-major order,
     starting from the initial value (SPEC WIN-2)."""
     xp = _xp()
-    ops, inits = _split(buffers)
+    ops, inits = split_operands_and_inits(buffers)
     shape = ops[0].shape
     kept = tuple(i for i in range(len(shape)) if i not in dimensions)
     out_shape = tuple(shape[i] for i in kept)
@@ -249,8 +250,8 @@ def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
     """The JVP of a halving tree of the computation, as JAX differentiates
     a general reduction; initial values must have zero tangents (JAX's
     NotImplementedError otherwise) (SPEC WIN-3)."""
-    xs, inits = _split(primals)
-    txs, tinits = _split(tangents)
+    xs, inits = split_operands_and_inits(primals)
+    txs, tinits = split_operands_and_inits(tangents)
     if builtins.any(type(t) is not ad.Zero for t in tinits):
         raise NotImplementedError(
             "Gradient of general lax.reduce with non-zero tangents for initial "
@@ -293,8 +294,8 @@ def halving_tree(reducer, xs, inits):
 def _reduce_batch(axis_data, vals, dims, *, computation, jaxpr, dimensions):
     """Operands batched along a new leading axis, never reduced; a batched
     initial value is JAX's NotImplementedError (SPEC WIN-3)."""
-    ops, inits = _split(vals)
-    op_dims, init_dims = _split(dims)
+    ops, inits = split_operands_and_inits(vals)
+    op_dims, init_dims = split_operands_and_inits(dims)
     if builtins.any(d is not None for d in init_dims):
         raise NotImplementedError("reduce batching is not implemented for batched "
                                   "initial values")

@@ -35,7 +35,7 @@ from refjax._src.lax import lax, shapes
 from refjax._src.lax.convolution import _padding_name, padtype_to_pads
 from refjax._src.lax.generic_reduce import (
     batched_computation, check_computation_outputs, concrete_scalar, max_identity,
-    min_identity, reduction_jaxpr,
+    min_identity, reduction_jaxpr, split_operands_and_inits,
 )
 from refjax._src.lax.lax import _xp
 
@@ -622,16 +622,11 @@ def _batched_binary(closed, size):
 reduce_window_p = Primitive("reduce_window", multiple_results=True)
 
 
-def _split(items):
-    n = len(items) // 2
-    return list(items[:n]), list(items[n:])
-
-
 @reduce_window_p.def_abstract_eval
 def _reduce_window_abstract_eval(*avals, jaxpr, consts, window_dimensions,
                                  window_strides, padding, base_dilation,
                                  window_dilation):
-    ops, inits = _split(avals)
+    ops, inits = split_operands_and_inits(avals)
     if builtins.any(o.dtype != i.dtype for o, i in zip(ops, inits)):
         raise TypeError("reduce_window got inconsistent dtypes for operands and "
                         f"init_values: got operand dtypes {[o.dtype for o in ops]} "
@@ -654,7 +649,7 @@ def _reduce_window_impl(*buffers, jaxpr, consts, window_dimensions, window_strid
     """Each window folds its operand elements in row-major order from the
     initial values; padding and holes are skipped (SPEC WIN-5)."""
     xp = _xp()
-    ops, inits = _split(buffers)
+    ops, inits = split_operands_and_inits(buffers)
     params = (window_dimensions, window_strides, padding, base_dilation,
               window_dilation)
     out_shape = reduce_window_shape_tuple(ops[0].shape, *params[:3], *params[3:])
@@ -681,8 +676,8 @@ def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
     """A reduce_window of (operands, tangents) whose computation is the
     JVP of the original one; initial values must have zero tangents
     (JAX's TypeError otherwise) (SPEC WIN-6)."""
-    ops, inits = _split(primals)
-    t_ops, t_inits = _split(tangents)
+    ops, inits = split_operands_and_inits(primals)
+    t_ops, t_inits = split_operands_and_inits(tangents)
     if not builtins.all(type(t) is ad.Zero for t in t_inits):
         raise TypeError("reduce_window jvp does not support non-zero "
                         "init_value_tangent.")
@@ -707,8 +702,8 @@ def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
 def _reduce_window_batch(axis_data, vals, dims, *, jaxpr, consts, **params):
     """Operands batched along axis 0 with a unit window there; a batched
     initial value is JAX's NotImplementedError (SPEC WIN-7)."""
-    ops, inits = _split(vals)
-    op_dims, init_dims = _split(dims)
+    ops, inits = split_operands_and_inits(vals)
+    op_dims, init_dims = split_operands_and_inits(dims)
     if builtins.any(d is not None for d in init_dims):
         raise NotImplementedError("reduce_window batching is not implemented for "
                                   "initial values")
