@@ -487,9 +487,10 @@ _no_execution = _config.states["jax_no_execution"]
 # Options that JAX keys its jit caches on because they change the trace
 # (SPEC CFG-21).  (``jax_high_dynamic_range_gumbel`` is not one: JAX keeps
 # a function's trace when only that option changes.)
-_tracing_options = tuple(_config.states[name] for name in (
-    "jax_random_seed_offset", "jax_explicit_x64_dtypes", "jax_check_static_indices",
-    "jax_allow_f16_reductions"))
+_seed_offset = _config.states["jax_random_seed_offset"]
+_explicit_x64 = _config.states["jax_explicit_x64_dtypes"]
+_static_indices = _config.states["jax_check_static_indices"]
+_f16_reductions = _config.states["jax_allow_f16_reductions"]
 
 
 def _config_key():
@@ -506,12 +507,14 @@ def _config_key():
         key = (_x64._global, _promotion._global, _rank_promotion._global,
                _matmul_precision._global, _disable_jit._global,
                _debug_nans._global, _debug_infs._global, _debug_key_reuse._global,
-               _no_execution._global) + tuple(o._global for o in _tracing_options)
+               _no_execution._global, _seed_offset._global, _explicit_x64._global,
+               _static_indices._global, _f16_reductions._global)
     else:
         key = (_x64.value, _promotion.value, _rank_promotion.value,
                _matmul_precision.value, _disable_jit.value, _debug_nans.value,
-               _debug_infs.value, _debug_key_reuse.value, _no_execution.value
-               ) + tuple(o.value for o in _tracing_options)
+               _debug_infs.value, _debug_key_reuse.value, _no_execution.value,
+               _seed_offset.value, _explicit_x64.value, _static_indices.value,
+               _f16_reductions.value)
     if _config.user_contexts:
         key += _config.user_context_values()
     return key

@@ -12,10 +12,13 @@ from typing import NamedTuple
 import numpy as np
 
 from refjax._src import backend as _backend
+from refjax._src import config as _config
 from refjax._src import devices as _devices
 from refjax._src import dtypes
 from refjax._src import mesh as _sharding
 from refjax._src.casting import freeze
+
+_default_device = _config.states["jax_default_device"]
 
 
 class Array:
@@ -71,8 +74,11 @@ class ArrayImpl(Array):
         self._buffer = buffer
         self._dtype = dtype
         self.weak_type = weak_type
-        if device is None and not committed:
-            # Uncommitted arrays go where jax_default_device says (CFG-22).
+        if device is None and not committed and (_default_device._global is not None
+                                                 or _config._overrides.values):
+            # Uncommitted arrays go where jax_default_device says (CFG-22);
+            # read through two attributes when it is unset: every array
+            # passes here.
             device = _devices.creation_device()
         self._device = device
         self._committed = committed
