@@ -103,6 +103,10 @@ def test_select_n_and_select(jax, jnp):
     assert lax.select_n(pred, a, b).tolist() == [10.0, 2.0, 30.0]
     which = jnp.array([0, 1, 2], jnp.int32)
     assert lax.select_n(which, a, b, a * 100).tolist() == [1.0, 20.0, 300.0]
+    assert lax.select_n(np.array([2, 0, 1], np.uint8), a, b, a * 100).tolist() == [
+        100.0, 2.0, 30.0]
+    with pytest.raises(TypeError, match="must be boolean or integer type"):
+        lax.select_n(jnp.ones(3), a, b)
     with pytest.raises(TypeError):
         lax.select(pred, a, b.astype(jnp.int32))
     with pytest.raises(TypeError):

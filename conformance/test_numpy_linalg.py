@@ -268,6 +268,12 @@ def test_triangular_solve(lax_linalg, x64):
     unit = np.tril(a, -1) + np.eye(3)
     close(lax_linalg.triangular_solve(a, b, left_side=True, lower=True, transpose_a=True,
                                       unit_diagonal=True), np.linalg.solve(unit.T, b))
+    odd = np.array([[np.inf, 0.], [2., np.nan]], np.float32)
+    close(lax_linalg.triangular_solve(odd, np.ones((2, 1), np.float32), left_side=True,
+                                      lower=True, unit_diagonal=True), [[1.], [-1.]])
+    v = b[:, 0]
+    close(lax_linalg.triangular_solve(a, v, left_side=True, lower=True), np.linalg.solve(low, v))
+    close(lax_linalg.triangular_solve(a, v, lower=False), v @ np.linalg.inv(up))
     raises(ValueError, "Incompatible shapes for arguments to triangular_solve: (2, 2) and (3, 2).",
            lambda: lax_linalg.triangular_solve(np.ones((2, 2)), np.ones((3, 2)), left_side=True))
 

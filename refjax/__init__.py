@@ -98,7 +98,7 @@ _REMOVED = {
 
 
 # Loaded on first use, to keep `import refjax` short (SPEC PERF-4).
-_LAZY_SUBMODULES = ("test_util",)
+_LAZY_SUBMODULES = ("test_util", "image")
 
 
 def __getattr__(name):
@@ -110,3 +110,8 @@ def __getattr__(name):
             _REMOVED[name] + " See https://docs.jax.dev/en/latest/migrate_pmap.html"
             "#drop-in-replacements for a drop-in replacement.")
     raise AttributeError(f"module 'refjax' has no attribute {name!r}")
+
+
+def __dir__():
+    # jax lists ``image`` among its attributes; refjax loads it lazily.
+    return sorted(set(globals()) | {"image"})

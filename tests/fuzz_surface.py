@@ -170,6 +170,18 @@ EXCLUDED = {
     "jax.tree_util.register_pytree_with_keys_class", "jax.tree_util.register_static",
 }
 
+# jax.scipy's modules with functions, and the distribution modules of
+# jax.scipy.stats (issue 23).
+SCIPY_DISTRIBUTIONS = [
+    "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
+    "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+    "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+    "truncnorm", "uniform", "vonmises", "wrapcauchy",
+]
+SCIPY_MODULES = ["linalg", "stats", "signal", "fft", "integrate", "interpolate", "ndimage",
+                 "sparse.linalg", "cluster.vq", "optimize"] + [
+                     "stats." + d for d in SCIPY_DISTRIBUTIONS]
+
 # Module expression per generic family; names are the public callables the
 # module has in refjax (and in JAX, when it is importable).
 GENERIC = {
@@ -178,6 +190,7 @@ GENERIC = {
     "random": ["jax.random"],
     "tree": ["jax.tree_util"],
     "nn": ["jax.nn", "jax.scipy.special"],
+    "scipy": ["jax.scipy." + m for m in SCIPY_MODULES] + ["jax.image"],
 }
 
 # Hand-written calls: transformations, control flow, indexing and sharding,
@@ -266,7 +279,7 @@ TEMPLATES = {
     ],
 }
 
-FAMILIES = ["jnp", "lax", "transform", "random", "tree", "nn", "index", "sharding"]
+FAMILIES = ["jnp", "lax", "transform", "random", "tree", "nn", "index", "sharding", "scipy"]
 
 # Operations where JAX's own class for a bad input is IndexError or NameError,
 # accepted from refjax without JAX to compare (FUZZ-3).
@@ -298,6 +311,8 @@ def load(library):
     root = importlib.import_module(library)
     for sub in ("numpy", "lax", "random", "tree_util", "nn", "sharding", "scipy.special",
                 "numpy.linalg", "numpy.fft", "debug", "dtypes"):
+        importlib.import_module(f"{library}.{sub}")
+    for sub in ["scipy." + m for m in SCIPY_MODULES] + ["image"]:
         importlib.import_module(f"{library}.{sub}")
     return {"jax": root, "jnp": root.numpy, "lax": root.lax, "np": np}
 

@@ -52,7 +52,7 @@ LAYERS = [
     ("refjax._src.checkify", 6), ("refjax._src.ops", 6), ("refjax._src.flatten_util", 6),
     ("refjax._src.custom_batching", 6), ("refjax._src.debugger", 6),
     ("refjax._src.extension", 6), ("refjax._src.refs", 6),
-    ("refjax._src.toplevel", 6),
+    ("refjax._src.toplevel", 6), ("refjax._src.image", 6),
     # 7: the public modules, and tools built on them.
     ("refjax", 7), ("refjax._src.public_test_util", 7),
     ("refjax._src.conformance_cli", 7),

@@ -1,14 +1,24 @@
 """``refjax.scipy``: SciPy-like functions, as ``jax.scipy``.
 
-Only ``refjax.scipy.special`` exists so far. As in JAX it is a submodule to
-import (``import jax.scipy.special``); refjax also loads it on first
-attribute access, so ``refjax.scipy.special`` works after ``import refjax``
-without making ``import refjax`` pay for it (SPEC PERF-4).
+The submodules mirror ``jax.scipy``'s: ``special``, ``linalg``, ``stats``,
+``signal``, ``fft``, ``optimize``, ``integrate``, ``interpolate``,
+``ndimage``, ``sparse``, ``cluster`` (and ``spatial``, which JAX does not
+list until imported).  As in JAX they are submodules to import
+(``import jax.scipy.linalg``); refjax also loads each on first attribute
+access, so ``refjax.scipy.linalg`` works after ``import refjax`` without
+making ``import refjax`` pay for it (SPEC PERF-4).
 """
-import importlib
+import importlib as _importlib
+
+_SUBMODULES = ("cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal",
+               "sparse", "special", "stats")
 
 
 def __getattr__(name):
-    if name == "special":
-        return importlib.import_module("refjax.scipy.special")
+    if name in _SUBMODULES or name == "spatial":
+        return _importlib.import_module(f"refjax.scipy.{name}")
     raise AttributeError(f"module 'refjax.scipy' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBMODULES))

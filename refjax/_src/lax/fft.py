@@ -106,7 +106,9 @@ def _irfft_transpose(ct, fft_lengths):
     if n % 2 == 0:
         weights[-1] = 1.0
     weights = weights / np.prod(fft_lengths)
-    scaled = lax.mul(spectrum, np.asarray(weights, spectrum.dtype))
+    # The weights vary along the last axis only; lax.mul needs equal shapes.
+    weights = np.broadcast_to(np.asarray(weights, spectrum.dtype), np.shape(spectrum))
+    scaled = lax.mul(spectrum, weights)
     return lax.conj(scaled)
 
 

@@ -937,8 +937,8 @@ def _select_n_abstract_eval(which, *cases):
     if builtins.any(c.shape != cases[0].shape for c in cases):
         got = ", ".join(str(c.shape) for c in cases)
         raise TypeError(f"select cases must have the same shapes, got [{got}].")
-    if which.dtype != dtypes.bool_ and which.dtype != np.int32:
-        raise TypeError("which must be boolean or int32, got "
+    if which.dtype != dtypes.bool_ and not np.issubdtype(which.dtype, np.integer):
+        raise TypeError("select `which` must be boolean or integer type, got "
                         f"{which.dtype.name}.")
     if which.dtype == dtypes.bool_ and len(cases) > 2:
         raise TypeError("select with boolean predicate requires one or two cases, "
@@ -962,7 +962,7 @@ def _select_n_impl(which, *cases):
 
 
 def select_n(which, *cases):
-    """Pick ``cases[which]`` elementwise (``which`` bool or int32); no case
+    """Pick ``cases[which]`` elementwise (``which`` bool or any integer); no case
     at all is JAX's ValueError, before the operands are read (SPEC LAX-12)."""
     if not cases:
         raise ValueError("select_n() must have at least one case")

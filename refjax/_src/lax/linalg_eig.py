@@ -21,9 +21,12 @@ from refjax._src.interpreters import ad, batching
 from refjax._src.lax import lax, reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.lax import _xp
-from refjax._src.lax.linalg import (
-    _H, _T, EigImplementation, _defbatch_leading, _diagonal, _eye, _lapack_per_matrix,
-    _matmul, _per_matrix, _permutation_matrix, _real_dtype, lu_p, triangular_solve_p,
+from refjax._src.lax.linalg_common import (
+    _H, _T, _defbatch_leading, _diagonal, _eye, _lapack_per_matrix, _matmul,
+    _need_lapack, _per_matrix, _real_dtype,
+)
+from refjax._src.lax.linalg_core import (
+    EigImplementation, _permutation_matrix, lu_p, triangular_solve_p,
 )
 
 _float = (np.floating,)
@@ -94,15 +97,6 @@ def weak(avals):
 def complex_dtype(dtype):
     """The complex dtype of the same precision."""
     return np.result_type(dtype, np.complex64)
-
-
-def _need_lapack(name, dtype):
-    routine = _backend.get().lapack(name, dtype)
-    if routine is None:
-        raise NotImplementedError(
-            f"refjax computes this with LAPACK's {name}, which the backend "
-            f"{_backend.get().name!r} does not provide")
-    return routine
 
 
 def _square(name, aval, message=None):
@@ -483,8 +477,8 @@ def _tridiagonal_solve_impl(dl, d, du, b, *, perturb_singular):
     """``A x = b`` with ``A[i, i-1] = dl[i]``, ``A[i, i] = d[i]``,
     ``A[i, i+1] = du[i]`` (``dl[0]`` and ``du[-1]`` unused): LAPACK's
     ``gtsv`` (partial pivoting; NaNs for a singular matrix), or with
-    ``perturb_singular`` an LU whose tiny pivots are nudged to stay finite
-    (SPEC LIN-5)."""
+    ``perturb_singular`` JAX's elimination whose tiny pivots are nudged to
+    stay finite (SPEC LIN-5, LIN-44)."""
     xp = _xp()
     check_batch_sizes([dl, d, du, b], (1, 1, 1, 2))
     if b.size == 0:
@@ -522,44 +516,99 @@ def _thomas(xp, dl, d, du, b):
 
 
 def _perturbed_solve(xp, dl, d, du, b):
-    """Gaussian elimination with partial pivoting on the band, where a
-    pivot smaller than ``eps * max|U|`` is replaced by that size (keeping
-    its sign), so that a singular system gives a finite answer."""
+    """JAX's perturbed solve (its CPU kernel, after LAPACK's ``xLAGTF`` and
+    ``xLAGTS``), one system at a time: Gaussian elimination with row
+    interchanges chosen on scaled pivots, then back substitution where a
+    pivot so small that dividing by it would overflow is moved away from
+    zero (SPEC LIN-5, LIN-44)."""
     out = xp.empty(b.shape, b.dtype)
     flat = [x.reshape((-1,) + x.shape[-1:]) for x in (dl, d, du)]
     flat_b, flat_out = b.reshape((-1,) + b.shape[-2:]), out.reshape((-1,) + b.shape[-2:])
     with np.errstate(all="ignore"):
         for i in range(flat_b.shape[0]):
-            flat_out[i] = _perturbed_one(xp, flat[0][i], flat[1][i], flat[2][i], flat_b[i])
+            flat_out[i] = _perturbed_one(flat[0][i], flat[1][i], flat[2][i], flat_b[i])
     return out
 
 
-def _perturbed_one(xp, dl, d, du, b):
-    m = d.shape[0]
-    A = xp.zeros((m, m), b.dtype)
-    idx = xp.arange(m)
-    A[idx, idx] = d
-    A[idx[1:], idx[:-1]] = dl[1:]
-    A[idx[:-1], idx[1:]] = du[:-1]
-    x = b.copy()
-    for j in range(m - 1):
-        if abs(A[j + 1, j]) > abs(A[j, j]):
-            A[[j, j + 1]] = A[[j + 1, j]]
-            x[[j, j + 1]] = x[[j + 1, j]]
-        if A[j, j] != 0:
-            f = A[j + 1, j] / A[j, j]
-            A[j + 1] -= f * A[j]
-            x[j + 1] -= f * x[j]
-    U = xp.triu(A)
-    tol = np.finfo(_real_dtype(b.dtype)).eps * max(float(xp.abs(U).max()), 0.0)
-    tol = tol if tol > 0 else np.finfo(_real_dtype(b.dtype)).tiny
-    for j in range(m):
-        p = U[j, j]
-        if abs(p) < tol:
-            U[j, j] = tol if p == 0 else p / abs(p) * tol
-    for j in range(m - 1, -1, -1):
-        x[j] = (x[j] - U[j, j + 1:] @ x[j + 1:]) / U[j, j]
+def _perturbed_one(dl, d, du, b):
+    n = d.shape[0]
+    eps = np.finfo(_real_dtype(b.dtype)).eps
+    if n == 1:
+        p, row = _nudge_pivot(eps * abs(d[0]), d[0], b[0].copy())
+        return (row / p)[None]
+    u, x, max_abs_u = _eliminate(dl, d, du, b)
+    perturb = eps * max_abs_u
+    one = np.ones((), b.dtype)
+    for k in range(n - 1, -1, -1):
+        row = x[k].copy()
+        if k + 1 < n:
+            row -= u[k, 1] * x[k + 1]
+        if k + 2 < n:
+            row -= u[k, 2] * x[k + 2]
+        p, row = _nudge_pivot(perturb, u[k, 0], row)
+        x[k] = row * (one / p)
     return x
+
+
+def _eliminate(dl, d, du, b):
+    """Row-interchanging elimination of the band, applied to ``b`` as it
+    goes: ``U``'s three diagonals (columns of ``u``), the reduced right
+    side, and the largest ``|U|`` entry.  A row swap happens when the
+    subdiagonal entry is the larger relative to its row's size."""
+    n = d.shape[0]
+    u = np.zeros((n, 3), b.dtype)
+    x = b.copy()
+    u[0, 0], u[0, 1] = d[0], du[0]
+    max_abs_u = max(abs(u[0, 0]), abs(u[0, 1]))
+    scale1 = abs(u[0, 0]) + abs(u[0, 1])
+    for k in range(n - 1):
+        u[k + 1, 0] = d[k + 1]
+        scale2 = abs(dl[k + 1]) + abs(u[k + 1, 0]) + (abs(du[k + 1]) if k < n - 2 else 0)
+        piv1 = 0 if u[k, 0] == 0 else abs(u[k, 0]) / scale1
+        if dl[k + 1] == 0 or abs(dl[k + 1]) / scale2 <= piv1:
+            if dl[k + 1] != 0:
+                factor = dl[k + 1] / u[k, 0]
+                u[k + 1, 0] -= factor * u[k, 1]
+                x[k + 1] = b[k + 1] - factor * x[k]
+            scale1 = scale2
+            u[k + 1, 1] = du[k + 1]
+            u[k, 2] = 0
+        else:
+            factor = u[k, 0] / dl[k + 1]
+            u[k, 0], u[k + 1, 0], u[k, 1] = dl[k + 1], u[k, 1] - factor * d[k + 1], d[k + 1]
+            if k < n - 2:
+                u[k, 2] = du[k + 1]
+                u[k + 1, 1] = -factor * du[k + 1]
+            x[k + 1] = x[k] - factor * b[k + 1]
+            x[k] = b[k + 1]
+            scale1 = abs(u[k + 1, 0]) + abs(u[k + 1, 1])
+        if k < n - 2:
+            max_abs_u = max(max_abs_u, *np.abs(u[k]))
+    return u, x, max(max_abs_u, abs(u[n - 1, 0]))
+
+
+def _nudge_pivot(perturb, pivot, row):
+    """A pivot under 1 in size is moved by a real step (at least the
+    smallest safe number, doubling each time, on ``real(pivot)``'s side)
+    while ``row / pivot`` would overflow; a tiny pivot that can be scaled
+    safely is scaled, with ``row``, instead."""
+    real = np.finfo(_real_dtype(row.dtype))
+    safemin = real.tiny if 1 / real.max < real.tiny else (1 / real.max) * (1 + real.eps)
+    safemin, bignum = real.dtype.type(safemin), real.dtype.type(1 / safemin)
+    size = abs(pivot)
+    if size >= 1:
+        return pivot, row
+    step = np.copysign(max(abs(perturb), safemin), np.real(pivot)).astype(real.dtype)
+    largest = np.abs(row).max()
+    while size < 1:
+        if size < safemin and size != 0 and largest * safemin <= size:
+            return pivot * bignum, row * bignum
+        if size >= safemin and largest <= size * bignum:
+            break
+        pivot = pivot + step
+        step = step * 2
+        size = abs(pivot)
+    return pivot, row
 
 
 def _tridiagonal_product(dl, d, du, x):

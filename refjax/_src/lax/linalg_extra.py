@@ -25,9 +25,11 @@ from refjax._src.lax import lax, reductions
 from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow import loops
 from refjax._src.lax.lax import _xp
-from refjax._src.lax.linalg import (
-    _H, _T, EighImplementation, EigImplementation, SvdAlgorithm, _defbatch_leading,
-    _eye, _matmul, _tril, cholesky, qr, triangular_solve,
+from refjax._src.lax.linalg_common import (
+    _H, _T, _defbatch_leading, _eye, _matmul, _tril,
+)
+from refjax._src.lax.linalg_core import (
+    EighImplementation, EigImplementation, SvdAlgorithm, cholesky, qr, triangular_solve,
 )
 from refjax._src.lax.linalg_eig import (
     check_arraylike, check_batch_sizes, check_dtypes, check_ranks, weak,

@@ -449,6 +449,9 @@ def _concatenate_abstract_eval(*avals, dimension):
                             f"{', '.join(str(a.shape) for a in avals)}.")
     shape = list(first.shape)
     shape[dimension] = builtins.sum(a.shape[dimension] for a in avals)
+    # Traced programs build shapes without allocating: a doubling loop can
+    # reach sizes no array can have (SPEC FUZZ-3).
+    core.check_array_size(shape, getattr(first.dtype, "itemsize", 1))
     return ShapedArray(shape, first.dtype, _all_weak(avals))
 
 

@@ -15,7 +15,7 @@ from refjax._src.lax import lax, shapes
 from refjax._src.lax.fft import FftType
 from refjax._src.lax.fft import fft as lax_fft
 from refjax._src.numpy import creation as creation
-from refjax._src.numpy import lax_numpy, util
+from refjax._src.numpy import lax_numpy, ufuncs, util
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2",
            "fftn", "ifftn", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
@@ -249,9 +249,10 @@ def _frequency_count(name, n):
 
 def _frequencies(k, n, d, dtype):
     dtype = dtypes.default_float_dtype() if dtype is None else dtype
-    return lax.div(creation.asarray(k, dtype=dtype),
-                   lax.mul(creation.asarray(d, dtype=dtype),
-                           creation.asarray(n, dtype=dtype)))
+    # jnp arithmetic, so that an array ``d`` broadcasts as in JAX.
+    return ufuncs.divide(creation.asarray(k, dtype=dtype),
+                         ufuncs.multiply(creation.asarray(d, dtype=dtype),
+                                         creation.asarray(n, dtype=dtype)))
 
 
 def fftshift(x, axes=None):

@@ -1,20 +1,24 @@
-"""``jax.numpy.linalg`` (SPEC NP-60..NP-68).
+"""``jax.numpy.linalg`` (SPEC NP-60..NP-68, NP-200..NP-205).
 
 Norms are compositions of ``jax.numpy`` reductions; the factorisations
 bind the primitives of :mod:`refjax._src.lax.linalg`, and ``det``,
 ``slogdet``, ``solve``, ``inv`` are built on the LU decomposition and
 triangular solves.  Derivatives come from those primitives' rules, so
-every function here is differentiable where the math is smooth.
+every function here is differentiable where the math is smooth; ``det``,
+``slogdet`` and ``pinv`` have custom JVPs, as in JAX, which stay finite
+at singular (rank-deficient) inputs.
 
 Inputs are promoted to an inexact dtype first (integers to the default
 float), as JAX does; leading axes are batch axes.
 """
 import collections
 import operator
+from functools import partial
 
 import numpy as np
 
 from refjax._src import core, dtypes
+from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.lax import lax
 from refjax._src.lax import linalg as lax_linalg
 from refjax._src.lax import shapes as lax_shapes
@@ -268,12 +272,13 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
 
 def qr(a, mode="reduced"):
     """``QRResult(Q, R)``: ``mode`` 'reduced' (k = min(M, N) columns of
-    ``Q``) or 'complete' (square ``Q``); 'r' returns ``R`` alone
-    (SPEC NP-66)."""
+    ``Q``) or 'complete' (square ``Q``); 'r' returns ``R`` alone; 'raw'
+    returns LAPACK's Householder form ``(h, tau)`` as NumPy does, ``h``
+    being the transposed ``geqrf`` matrix (SPEC NP-66, NP-205)."""
     a = _inexact("jnp.linalg.qr", a)
     if mode == "raw":
-        raise NotImplementedError("refjax's qr does not support mode='raw' "
-                                  "(LAPACK's Householder form)")
+        h, taus = lax_linalg.geqrf(a)
+        return QRResult(lax_numpy.swapaxes(h, -1, -2), taus)
     if mode in ("reduced", "r", "full"):
         full_matrices = False
     elif mode == "complete":
@@ -284,31 +289,123 @@ def qr(a, mode="reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
+# ---------------------------------------------------------------------------
+# Determinants (SPEC NP-63, NP-200..NP-203)
+# ---------------------------------------------------------------------------
+
+def _dtype(x):
+    return core.get_aval(x).dtype
+
+
+def _is_complex(dtype):
+    return np.dtype(dtype).kind == "c"
+
+
+def _real(dtype):
+    return np.finfo(dtype).dtype if _is_complex(dtype) else np.dtype(dtype)
+
+
+def _check_square(fun_name, shape, end=""):
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Argument to {fun_name} must have shape [..., n, n], "
+                         f"got {shape}{end}")
+
+
+def _square_first(fun_name, a):
+    """JAX runs these functions under jit, which traces a
+    ``ShapeDtypeStruct`` abstractly: its shape is checked (ValueError)
+    before the call is refused for it not being an array.  (A NumPy array
+    of strings is refused first.)  (SPEC NP-203)"""
+    if hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, np.ndarray):
+        try:
+            core.get_aval(a)
+        except TypeError:
+            _check_square(fun_name, tuple(a.shape))
+    return a
+
+
 def _pivot_parity_sign(pivots, dtype):
-    """``-1`` for an odd number of row swaps, else ``1``."""
-    n = _shape(pivots)[-1]
-    swaps = reductions.sum(ufuncs.not_equal(pivots, creation.arange(n, dtype=np.int32)),
-                           axis=-1)
+    """``-1`` for an odd number of row swaps, else ``1``.  The row indices
+    get ``pivots``' rank explicitly: library code never relies on implicit
+    rank promotion, which the user may have set to raise (SPEC NP-200)."""
+    batch_rank = len(_shape(pivots)) - 1
+    rows = creation.arange(_shape(pivots)[-1], dtype=_dtype(pivots))
+    rows = lax_numpy.expand_dims(rows, tuple(range(batch_rank)))
+    swaps = reductions.sum(ufuncs.not_equal(pivots, rows), axis=-1)
     odd = ufuncs.not_equal(ufuncs.remainder(swaps, 2), 0)
     return lax_numpy.where(odd, np.array(-1, dtype), np.array(1, dtype))
 
 
 def slogdet(a, *, method=None):
-    """``SlogdetResult(sign, logabsdet)`` from the LU decomposition: the
-    pivot parity times the signs of ``U``'s diagonal, and the sum of the
-    logs of its magnitudes; a singular matrix gives ``(0, -inf)``
-    (SPEC NP-63)."""
-    a = _inexact("jnp.linalg.slogdet", a)
-    if method not in (None, "lu", "qr"):
+    """``SlogdetResult(sign, logabsdet)``: by default from the LU
+    decomposition (closed forms for n = 1, 2), with ``method='qr'`` from
+    the Householder QR (real input only); a singular matrix gives
+    ``(0, -inf)``.  Derivatives: ``d logabsdet = Re tr(a^-1 da)``, and
+    ``d sign`` is zero for real input, ``i Im tr(a^-1 da) sign`` for
+    complex (SPEC NP-63, NP-202)."""
+    util.check_static(method)
+    a = _inexact("jnp.linalg.slogdet", _square_first("slogdet()", a))
+    shape = _shape(a)
+    _check_square("slogdet()", shape)
+    if method is None or method == "lu":
+        out = _slogdet_small(a) if shape[-1] in (1, 2) else _slogdet_lu(a)
+    elif method == "qr":
+        out = _slogdet_qr(a)
+    else:
         raise ValueError(f"Unknown slogdet method '{method}'. Supported methods "
                          "are 'lu' (`None`), and 'qr'.")
-    shape = _shape(a)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {shape}")
-    dtype = core.get_aval(a).dtype
+    return SlogdetResult(*out)
+
+
+def _det_small(a):
+    """The closed-form determinant of 1x1 and 2x2 matrices."""
+    if _shape(a)[-1] == 1:
+        return a[..., 0, 0]
+    return ufuncs.subtract(ufuncs.multiply(a[..., 0, 0], a[..., 1, 1]),
+                           ufuncs.multiply(a[..., 0, 1], a[..., 1, 0]))
+
+
+def _sign_and_log(d):
+    return ufuncs.sign(d), ufuncs.real(ufuncs.log(ufuncs.abs(d)))
+
+
+@custom_jvp
+def _slogdet_small(a):
+    return _sign_and_log(_det_small(a))
+
+
+@_slogdet_small.defjvp
+def _slogdet_small_jvp(primals, tangents):
+    """``tr(a^-1 da)`` written out with the adjugate, so no solve is
+    needed for n = 1, 2."""
+    (x,), (g,) = primals, tangents
+    d = _det_small(x)
+    if _shape(x)[-1] == 1:
+        ans_dot = ufuncs.divide(g[..., 0, 0], d)
+    else:
+        ans_dot = ufuncs.divide(
+            g[..., 0, 0] * x[..., 1, 1] - g[..., 0, 1] * x[..., 1, 0]
+            - g[..., 1, 0] * x[..., 0, 1] + g[..., 1, 1] * x[..., 0, 0], d)
+    # the primal through the custom rule, so that second derivatives of
+    # the complex sign use this rule too
+    return _slogdet_with_tangents(_slogdet_small(x), ans_dot)
+
+
+def _slogdet_with_tangents(primal, ans_dot):
+    """Tangents of ``(sign, logabsdet)`` from ``tr(a^-1 da)``."""
+    sign, ans = primal
+    if _is_complex(_dtype(ans_dot)):
+        imag_part = ufuncs.subtract(ans_dot, lax.convert_element_type(
+            ufuncs.real(ans_dot), _dtype(ans_dot)))
+        return (sign, ans), (ufuncs.multiply(imag_part, sign), ufuncs.real(ans_dot))
+    return (sign, ans), (creation.zeros_like(sign), ans_dot)
+
+
+@custom_jvp
+def _slogdet_lu(a):
+    shape, dtype = _shape(a), _dtype(a)
     if shape[-1] == 0:
-        ones = creation.ones(shape[:-2], dtype)
-        return SlogdetResult(ones, creation.zeros(shape[:-2], _real(dtype)))
+        return creation.ones(shape[:-2], dtype), creation.zeros(shape[:-2], _real(dtype))
     lu, pivots, _ = lax_linalg.lu(a)
     diag = contractions.diagonal(lu, axis1=-2, axis2=-1)
     is_zero = reductions.any(ufuncs.equal(diag, 0), axis=-1)
@@ -317,27 +414,126 @@ def slogdet(a, *, method=None):
     logdet = reductions.sum(ufuncs.log(ufuncs.abs(diag)), axis=-1)
     sign = lax_numpy.where(is_zero, np.array(0, dtype), sign)
     logdet = lax_numpy.where(is_zero, np.array(-np.inf, _real(dtype)), logdet)
-    return SlogdetResult(sign, logdet)
+    return sign, logdet
 
 
-def _real(dtype):
-    return np.finfo(dtype).dtype if np.dtype(dtype).kind == "c" else np.dtype(dtype)
+@custom_jvp
+def _slogdet_qr(a):
+    """Each Householder reflector actually applied (``tau != 0``) has
+    determinant -1; ``R``'s diagonal gives the rest."""
+    if _is_complex(_dtype(a)):
+        raise NotImplementedError("slogdet method='qr' not implemented for complex "
+                                  "inputs")
+    n = _shape(a)[-1]
+    h, taus = lax_linalg.geqrf(a)
+    diag = contractions.diagonal(h, axis1=-2, axis2=-1)
+    logdet = reductions.sum(ufuncs.log(ufuncs.abs(diag)), axis=-1)
+    reflected = ufuncs.not_equal(taus[..., :max(n - 1, 0)], 0)
+    flips = lax_numpy.where(reflected, np.array(-1, _dtype(a)), np.array(1, _dtype(a)))
+    sign = ufuncs.multiply(reductions.prod(ufuncs.sign(diag), axis=-1),
+                           reductions.prod(flips, axis=-1))
+    return sign, logdet
+
+
+def _slogdet_solve_jvp(fun):
+    def jvp(primals, tangents):
+        (x,), (g,) = primals, tangents
+        ans_dot = contractions.trace(solve(x, g), axis1=-2, axis2=-1)
+        return _slogdet_with_tangents(fun(x), ans_dot)
+    return jvp
+
+
+_slogdet_lu.defjvp(_slogdet_solve_jvp(_slogdet_lu))
+_slogdet_qr.defjvp(_slogdet_solve_jvp(_slogdet_qr))
 
 
 def det(a):
-    """Determinant: the product of ``U``'s diagonal times the pivot parity
-    (SPEC NP-63)."""
-    a = _inexact("jnp.linalg.det", a)
+    """Determinant: closed forms for 2x2 and 3x3 matrices, else the
+    product of ``U``'s diagonal times the pivot parity.  Its derivative
+    is ``tr(adj(a) da)``, finite for singular matrices: the adjugate is
+    computed from the LU factors without dividing by ``det(a)``
+    (SPEC NP-63, NP-201)."""
+    a = _inexact("jnp.linalg.det", _square_first("_det()", a))
     shape = _shape(a)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"Argument to _det() must have shape [..., n, n], got {shape}")
-    dtype = core.get_aval(a).dtype
+    _check_square("_det()", shape)
+    if shape[-1] == 2:
+        return _det_small(a)
+    if shape[-1] == 3:
+        return _det_3x3(a)
+    return _det_lu(a)
+
+
+def _det_3x3(a):
+    """Rule of Sarrus."""
+    def term(i, j, k):
+        return ufuncs.multiply(ufuncs.multiply(a[..., 0, i], a[..., 1, j]), a[..., 2, k])
+    plus = ufuncs.add(ufuncs.add(term(0, 1, 2), term(1, 2, 0)), term(2, 0, 1))
+    minus = ufuncs.add(ufuncs.add(term(2, 1, 0), term(0, 2, 1)), term(1, 0, 2))
+    return ufuncs.subtract(plus, minus)
+
+
+@custom_jvp
+def _det_lu(a):
+    shape, dtype = _shape(a), _dtype(a)
     if shape[-1] == 0:
         return creation.ones(shape[:-2], dtype)
     lu, pivots, _ = lax_linalg.lu(a)
     diag = contractions.diagonal(lu, axis1=-2, axis2=-1)
     return ufuncs.multiply(_pivot_parity_sign(pivots, dtype),
                            reductions.prod(diag, axis=-1))
+
+
+@_det_lu.defjvp
+def _det_lu_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    y, z = _cofactor_solve(x, g)
+    return y, contractions.trace(z, axis1=-2, axis2=-1)
+
+
+def _cofactor_solve(a, b):
+    """``(det(a), adj(a) @ b)`` for square ``a`` and ``b`` of ``a``'s shape,
+    well defined when ``a`` is singular (SPEC NP-201).
+
+    With ``P a = L U``, ``adj(a) b = det(a) U^-1 L^-1 P b``.  For rank
+    ``n-1`` the zero pivot sits in ``U``'s last corner (partial pivoting):
+    replacing it by ``1 / prod(u_ii, i < n)`` turns the last row's division
+    into the product of the other pivots, and scaling the other rows by
+    ``det(a)`` (zero) gives the exact rank-one adjugate.  When any other
+    pivot is zero (rank below ``n-1``, where the adjugate vanishes) the
+    modified ``U`` is still singular; its solve shows NaN or inf and the
+    result is set to zero.
+    """
+    shape, dtype = _shape(a), _dtype(a)
+    n = shape[-1]
+    if n == 0:
+        return creation.ones(shape[:-2], dtype), b
+    if n == 1:
+        return a[..., 0, 0], b
+    lu, pivots, perm = lax_linalg.lu(a)
+    diag = contractions.diagonal(lu, axis1=-2, axis2=-1)
+    sign = _pivot_parity_sign(pivots, dtype)
+    partial_det = ufuncs.multiply(reductions.cumprod(diag, axis=-1), sign[..., None])
+    full_det = partial_det[..., -1]
+    corner = ufuncs.divide(np.array(1, dtype), partial_det[..., -2])
+    u = lax_numpy.concatenate(
+        [lu[..., :-1, :],
+         lax_numpy.concatenate([lu[..., -1:, :-1], corner[..., None, None]], axis=-1)],
+        axis=-2)
+    probe = lax_linalg.triangular_solve(u, creation.ones(shape[:-1] + (1,), dtype),
+                                        left_side=True, lower=False)
+    low_rank = reductions.any(ufuncs.logical_not(ufuncs.isfinite(probe)),
+                              axis=(-2, -1), keepdims=True)
+    x = lax_numpy.where(low_rank, np.array(0, dtype), b)
+    x = lax_numpy.take_along_axis(x, perm[..., :, None], axis=-2)
+    # L's solve reads only the strict lower triangle: the unmodified
+    # factors keep a possibly infinite corner out of it
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True,
+                                    unit_diagonal=True)
+    x = lax_numpy.concatenate(
+        [ufuncs.multiply(x[..., :-1, :], full_det[..., None, None]), x[..., -1:, :]],
+        axis=-2)
+    x = lax_linalg.triangular_solve(u, x, left_side=True, lower=False)
+    return full_det, lax_numpy.where(low_rank, np.array(0, dtype), x)
 
 
 def _lu_solve(lu, perm, b):
@@ -394,27 +590,40 @@ def solve(a, b):
 
 
 def inv(a):
-    """Inverse of square matrices: ``solve(a, I)`` (SPEC NP-63)."""
-    a = _inexact("jnp.linalg.inv", a)
+    """Inverse of square matrices: ``solve(a, I)``.  The shape is checked
+    before the dtype (SPEC NP-63, NP-203)."""
+    _square_first("inv", a)
+    a = util.ensure_arraylike("jnp.linalg.inv", a)
     shape = _shape(a)
-    if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"Argument to inv must have shape [..., n, n], got {shape}.")
-    eye = creation.eye(shape[-1], dtype=core.get_aval(a).dtype)
+    _check_square("inv", shape, end=".")
+    if dtypes.is_extended(_dtype(a)):
+        # JAX builds the identity in the input's dtype, which a key refuses
+        raise ValueError(f"Cannot convert_element_type from bool to {_dtype(a)}")
+    a = _inexact("jnp.linalg.inv", a)
+    eye = creation.eye(shape[-1], dtype=_dtype(a))
     return solve(a, lax_numpy.broadcast_to(eye, shape))
 
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     """Moore-Penrose pseudo-inverse from the SVD: singular values at most
     ``rtol`` times the largest (default ``10 * max(M, N) * eps``) count as
-    zero (SPEC NP-66)."""
+    zero (SPEC NP-66).  Its derivative is Golub and Pereyra's formula for
+    a pseudo-inverse of locally constant rank, not the SVD's (SPEC NP-204)."""
     if rcond is not None:
         if rtol is not None:
             raise ValueError("pinv: only one of rtol and rcond may be specified.")
         rtol = rcond
+    util.check_jit_arrays("jnp.linalg.pinv", a, rtol)
+    util.check_static(hermitian)
     a = _inexact("jnp.linalg.pinv", a)
+    return _pinv(a, rtol, hermitian)
+
+
+@partial(custom_jvp, nondiff_argnums=(1, 2))
+def _pinv(a, rtol, hermitian):
     shape = _shape(a)
     m, n = shape[-2:]
-    dtype = core.get_aval(a).dtype
+    dtype = _dtype(a)
     if m == 0 or n == 0:
         return creation.zeros(shape[:-2] + (n, m), dtype)
     a = ufuncs.conj(a)
@@ -426,10 +635,36 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
                                  tuple(range(len(_shape(s)) - len(_shape(rtol)) - 1)))
     cutoff = ufuncs.multiply(rtol, s[..., 0:1])
     s = lax_numpy.where(ufuncs.greater(s, cutoff), s, np.inf)
-    s = lax.convert_element_type(s, core.get_aval(u).dtype)
+    s = lax.convert_element_type(s, _dtype(u))
     res = contractions.matmul(lax_numpy.swapaxes(vh, -1, -2),
-                           ufuncs.divide(lax_numpy.swapaxes(u, -1, -2), s[..., None]))
+                              ufuncs.divide(lax_numpy.swapaxes(u, -1, -2), s[..., None]))
     return lax.convert_element_type(res, dtype)
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+    """``dP = -P da P + (P P^H) da^H (I - a P) + (I - P a) da^H (P^H P)``,
+    with the products ordered by which side of ``a`` is shorter."""
+    (a,), (a_dot,) = primals, tangents
+    p = _pinv(a, rtol, hermitian)
+    if hermitian:
+        # the Hermitian SVD reads only the symmetrised input
+        a, a_dot = _symmetrize(a), _symmetrize(a_dot)
+    mm = contractions.matmul
+    m, n = _shape(a)[-2:]
+    if m >= n:
+        s = mm(mm(p, _H(p)), _H(a_dot))
+        t = mm(mm(_H(a_dot), _H(p)), p)
+        p_dot = (-mm(mm(p, a_dot), p) + s - mm(mm(s, a), p) + t - mm(mm(p, a), t))
+    else:
+        s = mm(p, mm(_H(p), _H(a_dot)))
+        t = mm(_H(a_dot), mm(_H(p), p))
+        p_dot = (-mm(p, mm(a_dot, p)) + s - mm(s, mm(a, p)) + t - mm(p, mm(a, t)))
+    return p, p_dot
+
+
+def _symmetrize(x):
+    return ufuncs.divide(ufuncs.add(x, _H(x)), lax._const(x, 2))
 
 
 def matrix_power(a, n):

@@ -1,0 +1,2 @@
+"""``refjax.scipy.spatial``, as ``jax.scipy.spatial``: its ``transform``
+submodule (SPEC SOP-21)."""
