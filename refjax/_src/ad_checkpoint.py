@@ -350,6 +350,7 @@ def partial_eval_jaxpr_custom(closed, unknowns, policy):
     equation is copied into the unknown side to be recomputed there.
     Returns ``(known, unknown, out_unknowns, num_res)`` shaped like
     :func:`refjax._src.interpreters.ad.partial_eval_jaxpr`'s result."""
+    closed = _split_mixed_eqns(closed, unknowns)
     jaxpr = closed.jaxpr
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
     known_eqns, unknown_eqns = [], []
@@ -392,6 +393,70 @@ def partial_eval_jaxpr_custom(closed, unknowns, policy):
         eqns=[recompute[i] for i in sorted(recompute)] + unknown_eqns)
     return (ad.dce_closed(ClosedJaxpr(known, closed.consts), [True] * len(known.outvars)),
             ClosedJaxpr(unknown, closed.consts), out_unknown, len(residuals))
+
+
+def _split_mixed_eqns(closed, unknowns):
+    """``closed`` with each equation that holds a jaxpr (``scan``,
+    ``while``, ``cond``, ``jit``...) and has both known and unknown operands
+    replaced by its two halves from the primitive's own partial-evaluation
+    rule, inlined: the known half computes the known outputs and the
+    residuals, the unknown half the rest.  Without the split a ``scan``
+    carrying primal and tangent values would leave its primal outputs
+    unknown, and ``linearize`` would return a tracer (SPEC AD-94)."""
+    jaxpr = closed.jaxpr
+    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+    env, eqns, constvars, consts = {}, [], list(jaxpr.constvars), list(closed.consts)
+
+    def sub(a):
+        return env.get(a, a) if type(a) is Var else a
+
+    for eqn in jaxpr.eqns:
+        eqn = eqn.replace(invars=[sub(a) for a in eqn.invars])
+        flags = [type(a) is Var and a in unknown_vars for a in eqn.invars]
+        if eqn.primitive.partial_eval is None or all(flags) or not any(flags):
+            eqns.append(eqn)
+            if any(flags):
+                unknown_vars.update(eqn.outvars)
+            continue
+        known, unknown, out_unknown, num_res = ad.partial_eval_jaxpr(_as_closed(eqn), flags)
+        known_outs = _inline(known, [a for a, u in zip(eqn.invars, flags) if not u],
+                             eqns, constvars, consts)
+        n_known = len(known_outs) - num_res
+        unknown_outs = _inline(unknown, [*known_outs[n_known:],
+                                         *[a for a, u in zip(eqn.invars, flags) if u]],
+                               eqns, constvars, consts)
+        k_it, u_it = iter(known_outs[:n_known]), iter(unknown_outs)
+        for v, u in zip(eqn.outvars, out_unknown):
+            env[v] = next(u_it) if u else next(k_it)
+        unknown_vars.update(a for a in unknown_outs if type(a) is Var)
+    if len(eqns) == len(jaxpr.eqns) and not env:
+        return closed
+    return ClosedJaxpr(jaxpr.replace(constvars=constvars, eqns=eqns,
+                                     outvars=[sub(a) for a in jaxpr.outvars]), consts)
+
+
+def _as_closed(eqn):
+    """A closed jaxpr holding only ``eqn``, its variable operands as inputs."""
+    invars = [Var(a.aval) for a in eqn.invars]
+    inner = eqn.replace(invars=[v if type(a) is Var else a for v, a in zip(invars, eqn.invars)],
+                        outvars=[Var(v.aval) for v in eqn.outvars])
+    inner_jaxpr = core.Jaxpr(constvars=[], invars=invars, outvars=list(inner.outvars),
+                             eqns=[inner], effects=getattr(eqn, "effects", frozenset()))
+    return ClosedJaxpr(inner_jaxpr, [])
+
+
+def _inline(closed, args, eqns, constvars, consts):
+    """Append ``closed``'s equations to ``eqns`` with its inputs bound to
+    ``args`` (its constants become new constants); return its outputs."""
+    inner = closed.jaxpr
+    env = dict(zip(inner.invars, args))
+    for v, c in zip(inner.constvars, closed.consts):
+        constvars.append(v)
+        consts.append(c)
+    for eqn in inner.eqns:
+        eqns.append(eqn.replace(invars=[env.get(a, a) if type(a) is Var else a
+                                        for a in eqn.invars]))
+    return [env.get(a, a) if type(a) is Var else a for a in inner.outvars]
 
 
 # ---------------------------------------------------------------------------

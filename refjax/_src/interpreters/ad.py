@@ -552,18 +552,34 @@ def transpose_jaxpr(closed, linear, ct_nonzeros):
 
 
 def _transpose_jaxpr(closed, linear, ct_nonzeros):
-    avals = closed.in_avals
-    out_avals = closed.out_avals
-    n_res = sum(1 for lin in linear if not lin)
+    """Partial evaluation first splits ``closed`` into the part computable
+    from the non-linear inputs and the part linear in the others: a jaxpr
+    from ``jvp`` (under ``checkpoint``) can hold one equation mixing both,
+    e.g. a ``scan`` carrying primal and tangent values together, which only
+    the linear half of can be transposed (SPEC AD-5, AD-94).  Only equations
+    holding jaxprs can mix the two, so without one the split is skipped."""
+    avals, out_avals = closed.in_avals, closed.out_avals
+    n_nonlinear = sum(1 for lin in linear if not lin)
+    split = any(eqn.primitive.partial_eval is not None for eqn in closed.jaxpr.eqns)
+    if split:
+        known, unknown, out_unknown, num_res = partial_eval_jaxpr(closed, linear)
 
     def fun(*args):
-        res, cts = iter(args[:n_res]), iter(args[n_res:])
-        primals = [UndefinedPrimal(a) if lin else next(res)
-                   for a, lin in zip(avals, linear)]
+        cts = iter(args[n_nonlinear:])
         cts_out = [next(cts) if nz else Zero(tangent_aval(a))
                    for a, nz in zip(out_avals, ct_nonzeros)]
-        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
-        return [instantiate_zeros(c) for c, lin in zip(cts_in, linear) if lin]
+        if not split:
+            res = iter(args[:n_nonlinear])
+            primals = [UndefinedPrimal(a) if lin else next(res)
+                       for a, lin in zip(avals, linear)]
+            cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
+            return [instantiate_zeros(c) for c, lin in zip(cts_in, linear) if lin]
+        known_outs = core.eval_jaxpr(known.jaxpr, known.consts, *args[:n_nonlinear])
+        residuals = known_outs[len(known_outs) - num_res:]
+        primals = [*residuals, *[UndefinedPrimal(a) for a, lin in zip(avals, linear) if lin]]
+        cts_in = backward_pass(unknown.jaxpr, unknown.consts, primals,
+                               [c for c, u in zip(cts_out, out_unknown) if u])
+        return [instantiate_zeros(c) for c in cts_in[num_res:]]
 
     in_avals = ([a for a, lin in zip(avals, linear) if not lin]
                 + [tangent_aval(a) for a, nz in zip(out_avals, ct_nonzeros) if nz])
