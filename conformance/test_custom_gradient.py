@@ -197,3 +197,24 @@ def test_optimize_remat(jax, jnp, cd):
         jax.grad(jax.grad(f))(1.)
     with pytest.raises(NotImplementedError, match="symbolic zeros"):
         f.defvjp(fwd, bwd, symbolic_zeros=True, optimize_remat=True)
+
+
+@pytest.mark.spec("CDR-3")
+def test_symbolic_zero_answers_for_its_type(jax, jnp, cd):
+    seen = []
+
+    @jax.custom_jvp
+    def f(x, y):
+        return x * jnp.sum(y)
+
+    def f_jvp(primals, tangents):
+        tx, ty = tangents
+        seen.extend((type(t) is cd.SymbolicZero, t.shape, t.dtype) for t in tangents
+                    if type(t) is cd.SymbolicZero)
+        x, y = primals
+        return f(x, y), (tx * jnp.sum(y) if type(tx) is not cd.SymbolicZero
+                         else jnp.zeros_like(x))
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    assert float(jax.grad(f)(2., jnp.ones(3))) == 3.0
+    assert seen == [(True, (3,), np.dtype("float32"))]

@@ -108,6 +108,20 @@ def _aval_type_str(aval):
 # custom_jvp
 # ---------------------------------------------------------------------------
 
+def _nondiff_argnums(fun, argnums, argnames):
+    """``nondiff_argnums`` together with the positions of the parameters
+    named in ``nondiff_argnames``, sorted; a name ``fun`` has no positional
+    parameter for is ignored, as in JAX (SPEC AD-95)."""
+    positions = set(argnums)
+    if argnames:
+        names = [argnames] if isinstance(argnames, str) else list(argnames)
+        params = list(inspect.signature(fun).parameters.values())
+        positions.update(i for i, p in enumerate(params)
+                         if p.name in names and p.kind in (p.POSITIONAL_ONLY,
+                                                            p.POSITIONAL_OR_KEYWORD))
+    return tuple(sorted(positions))
+
+
 class custom_jvp:
     """A function with a JVP rule written by hand (SPEC AD-65).
 
@@ -116,10 +130,10 @@ class custom_jvp:
     to the rule first, undifferentiated.  Reverse mode comes for free by
     transposing the rule's linear tangent computation."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
         self.symbolic_zeros = False
 
@@ -304,10 +318,10 @@ class custom_vjp:
     forward pass; ``bwd(*nondiff_args, residuals, ct_out)`` returns a tuple
     with one cotangent (or None) per differentiable argument."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = None
         self.bwd = None
         self.symbolic_zeros = False
@@ -512,6 +526,8 @@ def _check_bwd_output(cts_in, bwd, in_avals):
     """The bwd result, one cotangent per input leaf (None -> zero)."""
     expected = tree_util.tree_structure(tree_util.tree_unflatten(
         bwd.in_tree, [0] * len(in_avals)))
+    if isinstance(cts_in, list) and len(cts_in) == len(tree_util.treedef_children(expected)):
+        cts_in = tuple(cts_in)   # a list of one cotangent per argument, as JAX allows
     if not isinstance(cts_in, tuple):
         got = tree_util.tree_structure(cts_in, is_leaf=lambda x: x is None)
         raise TypeError(_bwd_structure_msg(got, expected))

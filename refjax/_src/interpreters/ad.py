@@ -63,6 +63,16 @@ class Zero:
     def __repr__(self):
         return f"Zero({self.aval})"
 
+    def __getattr__(self, name):
+        # Custom rules see zeros as ``SymbolicZero``s, which answer for
+        # their abstract value: ``shape``, ``dtype``, ``ndim``... (CDR-3).
+        if name == "aval" or name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return getattr(self.aval, name)
+        except AttributeError:
+            raise AttributeError(f"SymbolicZero has no attribute {name}") from None
+
 
 def is_zero(t):
     return type(t) is Zero

@@ -86,7 +86,10 @@ class Rotation(typing.NamedTuple):
     def random(cls, random_key, num=None):
         """Not available, as in JAX: it needs SciPy's ``special_ortho_group``
         sampler, which ``jax.scipy.stats`` lacks (SPEC SOP-22)."""
-        raise NotImplementedError()
+        raise NotImplementedError(
+            "Rotation.random is not implemented (nor in JAX): draw quaternions with "
+            "jax.random.normal(key, (num, 4)) and pass them to Rotation.from_quat, "
+            "which normalizes them.")
 
     @classmethod
     def concatenate(cls, rotations):
