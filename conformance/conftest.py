@@ -61,6 +61,18 @@ def jnp(jax):
     return jax.numpy
 
 
+@pytest.fixture(scope="session")
+def test_util(jax):
+    """The implementation's ``jax.test_util`` (``check_grads``...)."""
+    return importlib.import_module(jax.__name__ + ".test_util")
+
+
+@pytest.fixture(scope="session")
+def special(jax):
+    """The implementation's ``jax.scipy.special``."""
+    return importlib.import_module(jax.__name__ + ".scipy.special")
+
+
 @pytest.fixture
 def x64(jax):
     """Run the test with jax_enable_x64 on, restoring the previous value."""

@@ -15,7 +15,6 @@ Set ``AD_MAX_EXAMPLES`` for a deeper search than the default 5 points per
 function (the sweep passes with 40).
 """
 import functools
-import importlib
 import os
 
 import numpy as np
@@ -34,11 +33,6 @@ HYP = settings(max_examples=int(os.environ.get("AD_MAX_EXAMPLES", 5)),
 # ---------------------------------------------------------------------------
 # Shared machinery (imported by test_ad_check_grads_numpy.py)
 # ---------------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def test_util(jax):
-    """The implementation's ``jax.test_util`` (JAX's own for --impl=jax)."""
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 # The finite-difference step: float64 affords a smaller one than JAX's

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from test_ad_check_grads import (  # noqa: F401 (test_util is a fixture)
+from test_ad_check_grads import (
     HYP, Case, apart, args, away, complexes, complexes_away, floats,
-    off_integers, quotient_args, run_case, spread, test_util,
+    off_integers, quotient_args, run_case, spread,
 )
 
 S = (2, 3)

@@ -221,11 +221,6 @@ def test_logaddexp_stages_a_custom_jvp_call(jax, jnp):
 # AD-75: xlogy, xlog1py, entr, logit, log_ndtr
 # ---------------------------------------------------------------------------
 
-@pytest.fixture
-def special(jax):
-    import importlib
-    return importlib.import_module(jax.__name__ + ".scipy.special")
-
 
 @pytest.mark.spec("AD-75")
 @pytest.mark.parametrize("x, y, expected", [

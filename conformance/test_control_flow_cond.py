@@ -5,7 +5,6 @@ Values are checked against the Python meaning of the construct
 under ``vmap``; derivatives with ``check_grads`` and against the chosen
 branch's derivative; printed jaxprs and error messages against JAX's text.
 """
-import importlib
 import re
 import textwrap
 
@@ -19,11 +18,6 @@ HYP = settings(max_examples=8, deadline=None, derandomize=True, database=None)
 @pytest.fixture(scope="module")
 def lax(jax):
     return jax.lax
-
-
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 def _close(a, b):

@@ -19,11 +19,6 @@ def image(jax):
     return importlib.import_module(jax.__name__ + ".image")
 
 
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
-
-
 # -- the NumPy reference ----------------------------------------------------
 
 def _lanczos(r):

@@ -27,11 +27,6 @@ def L(jax):
     return importlib.import_module(jax.__name__ + ".lax.linalg")
 
 
-@pytest.fixture(scope="session")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
-
-
 def close(got, want, tol=1e-10):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape, (got.shape, want.shape)

@@ -22,11 +22,6 @@ def lax(jax):
     return importlib.import_module(jax.__name__ + ".lax")
 
 
-@pytest.fixture(scope="module")
-def special(jax):
-    return importlib.import_module(jax.__name__ + ".scipy.special")
-
-
 def close(got, want, rtol, atol=0.0):
     np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=rtol, atol=atol,
                                equal_nan=True)

@@ -25,11 +25,6 @@ VEC = R.randn(3)
 
 
 @pytest.fixture(scope="session")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
-
-
-@pytest.fixture(scope="session")
 def lax_linalg(jax):
     return importlib.import_module(jax.__name__ + ".lax.linalg")
 

@@ -5,7 +5,6 @@ Values are compared with NumPy (eigenvalues as sorted sets, eigenvectors by
 reconstruction); error messages were recorded from JAX 0.10.2.
 """
 import functools
-import importlib
 
 import numpy as np
 import pytest
@@ -15,11 +14,6 @@ SQ = R.randn(2, 4, 4)
 CSQ = SQ + 1j * R.randn(2, 4, 4)
 TALL = R.randn(5, 3)
 RHS = R.randn(5, 2)
-
-
-@pytest.fixture(scope="session")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 def close(got, want, tol=1e-10):

@@ -5,7 +5,6 @@ Values are compared with NumPy; derivatives with the implementation's own
 ``check_grads`` (numerical differences) and, at singular matrices, with the
 adjugate computed here from cofactors in NumPy.
 """
-import importlib
 
 import numpy as np
 import pytest
@@ -13,11 +12,6 @@ import pytest
 R = np.random.RandomState(11)
 SQ4 = R.randn(2, 4, 4) + 2 * np.eye(4)
 CSQ4 = SQ4 + 1j * R.randn(2, 4, 4)
-
-
-@pytest.fixture(scope="session")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 @pytest.fixture

@@ -4,17 +4,11 @@ Values are checked against NumPy's polynomial functions in float64 (with
 float32 tolerances), dtypes and weak types against JAX's rules, and
 ``roots`` by the defining identity ``polyval(p, r) == 0``.
 """
-import importlib
 
 import numpy as np
 import pytest
 
 F32 = dict(rtol=1e-5, atol=1e-5)
-
-
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 def f32(jnp, values):

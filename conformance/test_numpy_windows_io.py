@@ -5,7 +5,6 @@ data (SPEC NPP-6 .. NPP-13).
 References are NumPy's functions (``np.hanning``, ``np.packbits``...) and
 SciPy's ``i0``/``i1`` in float64, compared with float32 tolerances.
 """
-import importlib
 import io
 
 import ml_dtypes
@@ -14,11 +13,6 @@ import pytest
 import scipy.special
 
 F32 = dict(rtol=2e-6, atol=2e-6)
-
-
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 def f32(jnp, values):

@@ -4,7 +4,6 @@ References come from the ``math`` module, from identities (recurrences,
 reflection, inverse round trips), or from float64 bisection written here;
 results are compared with float32 tolerance.  SciPy is not used.
 """
-import importlib
 import math
 
 import ml_dtypes
@@ -13,11 +12,6 @@ import pytest
 
 F32 = dict(rtol=2e-6, atol=1e-7)
 EULER_GAMMA = 0.57721566490153286061
-
-
-@pytest.fixture(scope="module")
-def special(jax):
-    return importlib.import_module(jax.__name__ + ".scipy.special")
 
 
 def f32(jnp, values):

@@ -5,7 +5,6 @@ spherical harmonics (SPEC SPC-30 .. SPC-38).
 References come from SciPy in float64 (or from identities computed here);
 float32 results are compared with a few units of float32 rounding.
 """
-import importlib
 
 import numpy as np
 import pytest
@@ -13,16 +12,6 @@ import scipy.special as osp
 
 F32 = dict(rtol=2e-5, atol=1e-6)
 F64 = dict(rtol=1e-12, atol=1e-14)
-
-
-@pytest.fixture(scope="module")
-def special(jax):
-    return importlib.import_module(jax.__name__ + ".scipy.special")
-
-
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 def f32(values):

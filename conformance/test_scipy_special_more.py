@@ -6,7 +6,6 @@ References are SciPy's functions (float64) on the float32-rounded inputs,
 or identities computed here; float32 results are compared with a tolerance
 of a few float32 roundings (more for the long series).
 """
-import importlib
 import math
 
 import numpy as np
@@ -15,16 +14,6 @@ import scipy.special as osp
 
 F32 = dict(rtol=1e-5, atol=1e-6)
 RNG = np.random.RandomState(23)
-
-
-@pytest.fixture(scope="module")
-def special(jax):
-    return importlib.import_module(jax.__name__ + ".scipy.special")
-
-
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 def f32(values):

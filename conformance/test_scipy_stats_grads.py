@@ -4,7 +4,6 @@
 Derivatives are checked numerically (``check_grads``); ``jit`` and ``vmap``
 against direct calls and loops.
 """
-import importlib
 
 import numpy as np
 import pytest
@@ -12,11 +11,6 @@ import pytest
 from conformance._stats_helpers import (  # noqa: F401 (stats is a fixture)
     close, f32, stats,
 )
-
-
-@pytest.fixture(scope="module")
-def test_util(jax):
-    return importlib.import_module(jax.__name__ + ".test_util")
 
 
 # ---------------------------------------------------------------------------
