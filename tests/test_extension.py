@@ -44,8 +44,6 @@ def test_tables_delete_and_reject():
     assert p.batch is not None
     del batching.primitive_batchers[p]
     assert p.batch is None
-    with pytest.raises(NotImplementedError, match="vmappable"):
-        batching.register_vmappable(list, int, int, None, None, None)
 
 
 @pytest.mark.spec("EXT-1")

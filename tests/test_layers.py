@@ -13,7 +13,6 @@ refjax and sees the imports that only run later.  Three rules:
 """
 import ast
 import os
-from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -29,7 +28,7 @@ LAYERS = [
     ("refjax._src.array", 0), ("refjax.backends", 0),
     ("refjax._src.lru", 0), ("refjax._src.config_options", 0),
     ("refjax._src.monitoring", 0), ("refjax._src.profiler", 0), ("refjax._src.version", 0),
-    ("refjax._src.lax.xla_cpu_math", 0),
+    ("refjax._src.lax.xla_cpu_math", 0), ("refjax._src.literals", 0),
     # 1: core. Avals, Primitive and its rule slots, traces, tracers,
     # jaxprs, eval_jaxpr and the jaxpr printer.
     ("refjax._src.core", 1),
@@ -41,6 +40,7 @@ LAYERS = [
     # 4: the transformations that lax and numpy use: jit, vmap, custom
     # derivatives.
     ("refjax._src.api", 4), ("refjax._src.vmap_api", 4),
+    ("refjax._src.shape_dtype_struct", 4), ("refjax._src.stages", 4),
     ("refjax._src.custom_derivatives", 4), ("refjax._src.custom_gradient", 4),
     # 5: lax, every primitive with all of its rules.
     ("refjax._src.lax", 5),

@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from refjax._src import core, dtypes, tree_util
+from refjax._src import api, core, dtypes, literals, tree_util
 from refjax._src.interpreters import ad
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.interpreters.ad import Zero, float0
@@ -46,8 +46,8 @@ def _split_aux(out):
 
 
 def _check_output_type(leaf):
-    if isinstance(leaf, (core.Tracer, np.ndarray, np.generic)) or \
-            type(leaf) in core._SCALAR_TYPES or hasattr(leaf, "_value"):
+    if isinstance(leaf, (core.Tracer, np.ndarray, np.generic, *core._SCALAR_TYPES)) or \
+            hasattr(leaf, "_value"):
         return
     raise TypeError(f"Value {leaf!r} of type {type(leaf)} is not a valid JAX type")
 
@@ -154,8 +154,13 @@ def linearize(fun, *primals, has_aux=False):
     flat, store = _flat_fun(fun, in_tree, has_aux)
     outs, lin = _linearize(flat, p_leaves, has_aux, store)
     out_tree = store["out_tree"]
-    f_jvp = functools.partial(_apply_linear, lin, in_tree, out_tree)
-    result = (tree_util.tree_unflatten(out_tree, outs), tree_util.Partial(f_jvp))
+    # The residuals are the Partial's leaves, as in JAX: f_jvp can leave a
+    # jit as a pytree of arrays, and a trace of it shows them (AD-102).
+    residuals, j = list(lin.closed.consts), lin.closed.jaxpr
+    lin.closed = core.ClosedJaxpr(j.replace(constvars=[], invars=[*j.constvars, *j.invars]), [])
+    f_jvp = tree_util.Partial(functools.partial(_apply_linear_res, lin, in_tree, out_tree,
+                                                len(residuals)), *residuals)
+    result = (tree_util.tree_unflatten(out_tree, outs), f_jvp)
     if has_aux:
         return result + (store["aux"],)
     return result
@@ -181,19 +186,26 @@ def _linearize(flat, p_leaves, has_aux, store):
     return outs, lin
 
 
-def _apply_linear(lin, in_tree, out_tree, *tangents):
+def _apply_linear_res(lin, in_tree, out_tree, n_res, *args):
+    return _apply_linear(lin, in_tree, out_tree, *args[n_res:], residuals=args[:n_res])
+
+
+def _apply_linear(lin, in_tree, out_tree, *tangents, residuals=()):
     t_leaves, t_tree = tree_util.tree_flatten(tangents)
     if t_tree != in_tree:
         raise ValueError("linearized function called on tangent values "
                          f"inconsistent with the original primal values: got "
                          f"tangent structure {t_tree} for primal structure {in_tree}")
     for t, a in zip(t_leaves, lin.in_avals):
-        if np.shape(t) != a.shape:
+        got, want = core.get_aval(t), ad.tangent_aval(a)
+        if (got.shape, got.dtype) != (want.shape, want.dtype):
+            # A tangent has the primal's tangent type: float0 for integers (AD-96).
             raise ValueError("linearized function called on tangent values "
-                             "inconsistent with the original primal values: got "
-                             f"tangent shape {np.shape(t)} for primal aval {a.str_short()}")
+                             "inconsistent with the original primal values:\nGot "
+                             f"tangent aval {got.str_short()} for primal aval "
+                             f"{a.str_short()} but expected {want.str_short()}.")
     args = [t for t, lin_in in zip(t_leaves, lin.in_linear) if lin_in]
-    nonzero = iter(eval_closed(lin.closed, args))
+    nonzero = iter(eval_closed(lin.closed, [*residuals, *args]))
     outs = [ad.zeros_like_aval(ad.tangent_aval(a)) if z else next(nonzero)
             for a, z in zip(lin.out_avals, lin.out_zero)]
     return tree_util.tree_unflatten(out_tree, outs)
@@ -225,9 +237,13 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     flat, store = _flat_fun(fun, in_tree, has_aux)
     outs, lin = _linearize(flat, p_leaves, has_aux, store)
     out_tree = store["out_tree"]
+    # The residuals are the Partial's leaves, so that f_vjp can leave a jit
+    # or cross a transformation as a pytree of arrays (AD-54).
+    residuals = list(lin.closed.consts)
+    lin.closed = core.ClosedJaxpr(lin.closed.jaxpr, [])
     f_vjp = tree_util.Partial(functools.partial(
-        _apply_transpose, lin, in_tree, out_tree, getattr(fun, "__name__", "fun"),
-        core.fun_source_info(fun)))
+        _apply_with_residuals, lin, in_tree, out_tree, getattr(fun, "__name__", "fun"),
+        core.fun_source_info(fun), len(residuals)), *residuals)
     result = (tree_util.tree_unflatten(out_tree, outs), f_vjp)
     if has_aux:
         return result + (store["aux"],)
@@ -239,16 +255,26 @@ def _canonical_numpy(x):
     with x64 off ``vjp(lambda x: x, np.ones(3))[0]`` is float32 (AD-54)."""
     if isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x, dtypes.canonicalize_dtype(x.dtype))
+    typed = literals.TYPED.get(type(x))
+    if typed is not None:   # the type fixed now, x64 or not later (AD-104)
+        return typed(x, core.get_aval(x).dtype)
     return x
+
+
+def _apply_with_residuals(lin, in_tree, out_tree, name, src, n_res, *args):
+    res, args = args[:n_res], args[n_res:]
+    with_res = _Linear(core.ClosedJaxpr(lin.closed.jaxpr, list(res)), lin.in_avals,
+                       lin.in_linear, lin.out_avals, lin.out_zero)
+    return _apply_transpose(with_res, in_tree, out_tree, name, src, *args)
 
 
 def _apply_transpose(lin, in_tree, out_tree, name, src, *args):
     if len(args) != 1:
         # One cotangent, shaped like the whole output, even a tuple (AD-90).
         raise TypeError(
-            f"The function returned by `jax.vjp` applied to {name} takes exactly one "
-            f"argument, the cotangent of {name}'s whole output, but was called with "
-            f"{len(args)} arguments. If {name} returns a tuple, pass one tuple: "
+            f"The function returned by `jax.vjp` applied to {name} was called with "
+            f"{len(args)} arguments, but it takes exactly one: the cotangent of "
+            f"{name}'s whole output. If {name} returns a tuple, pass one tuple: "
             "`f_vjp((ct1, ct2))`, not `f_vjp(ct1, ct2)`.")
     ct, = args
     ct_leaves, ct_tree = tree_util.tree_flatten(ct)
@@ -455,6 +481,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     _check_callable(fun)
     argnums_t = _argnums_tuple(argnums)
 
+    @functools.wraps(fun)       # the signature jit's static_argnames read (AD-62)
     def jacfun(*args, **kwargs):
         dyn, partial_fun, in_leaves, in_tree = _differentiated_args(
             fun, args, kwargs, argnums_t, lambda x: _check_input_dtype_fwd(holomorphic, x))
@@ -484,6 +511,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     _check_callable(fun)
     argnums_t = _argnums_tuple(argnums)
 
+    @functools.wraps(fun)       # the signature jit's static_argnames read (AD-62)
     def jacfun(*args, **kwargs):
         dyn, partial_fun, in_leaves, in_tree = _differentiated_args(
             fun, args, kwargs, argnums_t,
@@ -617,7 +645,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of the linear function ``fun`` at ``primals``' types
     (SPEC AD-63): ``f_t(ct)`` returns a tuple like ``primals``."""
     p_leaves, in_tree = tree_util.tree_flatten(primals)
-    in_avals = [core.get_aval(p) for p in p_leaves]
+    # Only the primals' types matter: ShapeDtypeStructs and any object with
+    # .shape and .dtype serve (AD-63).
+    in_avals = [api._abstractify(p, fun, "primals") for p in p_leaves]
     flat, store = _flat_fun(fun, in_tree)
     closed = pe.trace_to_jaxpr(flat, in_avals, trace_type=ad.PartialEvalTrace)
     _check_linear_dtypes(in_avals, closed.out_avals)

@@ -10,13 +10,14 @@ import functools
 import inspect
 import types
 import typing
+import weakref
 
 import numpy as np
 
-from refjax._src import api, core, dtypes, tree_util
+from refjax._src import api, core, dtypes, lru, tree_util
 from refjax._src.api import def_call
 from refjax._src.core import ClosedJaxpr, Primitive, Var
-from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import ad, batching, dce
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
 
@@ -228,27 +229,64 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
             it = iter(d)
             return fun(*[static[i] if i in static else next(it) for i in range(n)], **kw)
 
-        with_static, args = api.ref_hooks.close_over(with_static, (dyn, kwargs))
-        return _bind_remat(with_static, args, prevent_cse, policy)
+        closed_over, args = api.ref_hooks.close_over(with_static, (dyn, kwargs))
+        cache_key = ((fun, tuple(sorted(static.items())))
+                     if closed_over is with_static else None)
+        return _bind_remat(closed_over, args, prevent_cse, policy, cache_key)
 
     return fun_remat
 
 
-def _bind_remat(fn, args, prevent_cse, policy):
+def _bind_remat(fn, args, prevent_cse, policy, cache_key=None):
     """``fn(*args)`` as one ``remat2`` equation; a function reaching
     ``jax.Ref``s is traced again with their values threaded through
-    (SPEC EXT-12)."""
-    found = []
-    closed, consts, leaves, _, out_tree = pe.trace_pytree_fun(
-        api.ref_hooks.discover(fn, found, "checkpoint / remat"), args)
-    if found:
-        return api.ref_hooks.call_with_refs(
-            lambda fns, a: _bind_remat(fns[0], a, prevent_cse, policy), [fn], found, args)
+    (SPEC EXT-12).  With a ``cache_key`` (the user function and its static
+    arguments) the trace is remembered, as ``jit`` remembers its traces, so
+    calling the checkpointed function again with arguments of the same
+    types does not run its Python again (SPEC AD-100)."""
+    leaves, in_tree = tree_util.tree_flatten(tuple(args))
+    cache, key = _trace_cache(cache_key, in_tree, leaves, prevent_cse, policy)
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None:
+        closed, out_tree = hit
+        consts = []
+    else:
+        found = []
+        closed, consts, leaves, _, out_tree = pe.trace_pytree_fun(
+            api.ref_hooks.discover(fn, found, "checkpoint / remat"), args)
+        if found:
+            return api.ref_hooks.call_with_refs(
+                lambda fns, a: _bind_remat(fns[0], a, prevent_cse, policy), [fn], found, args)
+        if cache is not None and not consts:
+            cache[key] = (closed, out_tree)
     outs = remat_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
                         differentiated=False, policy=policy)
     if core.current_trace() is core.eval_trace:
         outs = _passed_through(closed, [*consts, *leaves], outs)
     return tree_util.tree_unflatten(out_tree, outs)
+
+
+# user function -> LRU of (static args, signature, options) -> (jaxpr, out tree)
+_traces = lru.register(weakref.WeakKeyDictionary())
+
+
+def _trace_cache(cache_key, in_tree, leaves, prevent_cse, policy):
+    """``(the user function's LRU, key)``, or ``(None, None)`` when the
+    call cannot be cached (no key, unhashable static arguments or policy,
+    a function that cannot be weakly referenced)."""
+    if cache_key is None:
+        return None, None
+    fun, static = cache_key
+    key = (static, in_tree, tuple(core.get_aval(x) for x in leaves), prevent_cse, policy,
+           api._trace_key_options(api._config_key()), core.axis_env_key())
+    try:
+        hash(key)
+        cache = _traces.get(fun)
+        if cache is None:
+            cache = _traces.setdefault(fun, lru.LRU(lru.TRACE_CACHE_SIZE))
+    except TypeError:
+        return None, None
+    return cache, key
 
 
 remat = checkpoint
@@ -307,27 +345,47 @@ batching.call_batch(remat_p, lambda params, closed: dict(params, jaxpr=closed))
 
 
 def _remat_partial_eval(trace, args, params):
-    """Known equations run now; the unknown ones are staged as a new
-    ``remat2`` that recomputes every known value the policy does not save."""
+    """Known values are computed now; the unknown outputs are staged as a
+    new ``remat2`` that recomputes every known value it needs and the
+    policy does not save, and nothing else: work whose results the staged
+    side never reads is pruned, inside ``cond`` and ``scan`` bodies too
+    (SPEC AD-97, AD-98, AD-99)."""
     unknowns = [trace.is_unknown(a) for a in args]
-    policy = params["policy"] or nothing_saveable
+    saveable = _checked_policy(params["policy"])
+    closed = _split_mixed_eqns(params["jaxpr"], unknowns)
+    known, staged, out_uk, out_inst, num_res = pe.partial_eval_jaxpr_custom(
+        closed.jaxpr, unknowns, True, False, False, saveable)
+    staged, used_in = dce.dce_jaxpr(staged, [u for u, i in zip(out_uk, out_inst) if i])
+    used_res, used_args = used_in[:num_res], used_in[num_res:]
+    n_known = len(out_uk) - sum(out_uk)
+    known, used_known = dce.dce_jaxpr(known, [True] * n_known + used_res)
+    known_args = [a for a, u in zip(args, unknowns) if not u]
+    known_outs = core.eval_jaxpr(known, closed.consts,
+                                 *[a for a, u in zip(known_args, used_known) if u])
+    staged_outs = trace.stage(
+        remat_p, [*known_outs[n_known:], *[a for a, u in zip(args, used_args) if u]],
+        _differentiated(params, ClosedJaxpr(staged, closed.consts)))
+    known_it, staged_it = iter(known_outs[:n_known]), iter(staged_outs)
+    return [next(staged_it) if u else next(known_it) for u in out_uk]
+
+
+def _checked_policy(policy):
+    """The policy as ``saveable(prim, *avals, **params) -> bool``."""
+    policy = policy or nothing_saveable
     if not callable(policy):
         raise TypeError(f"'{type(policy).__name__}' object is not callable: "
                         "jax.checkpoint's policy must be a function such as "
                         "jax.checkpoint_policies.nothing_saveable.")
-    known, unknown, out_unknown, num_res = partial_eval_jaxpr_custom(
-        params["jaxpr"], unknowns, policy)
-    known_outs = core.eval_jaxpr(known.jaxpr, known.consts,
-                                 *[a for a, u in zip(args, unknowns) if not u])
-    n_known = len(known_outs) - num_res
-    staged = trace.stage(remat_p, [*known_outs[n_known:],
-                                   *[a for a, u in zip(args, unknowns) if u]],
-                         _differentiated(params, unknown))
-    known_it, staged_it = iter(known_outs[:n_known]), iter(staged)
-    return [next(staged_it) if u else next(known_it) for u in out_unknown]
+    return lambda prim, *avals, **params: _saves(policy(prim, *avals, **params))
 
 
 remat_p.partial_eval = _remat_partial_eval
+remat_p.partial_eval_custom = pe.call_partial_eval_custom(
+    "jaxpr", lambda params, closed: dict(params, jaxpr=closed), _differentiated)
+remat_p.dce_rule = dce.call_dce_rule("jaxpr", lambda params, closed: dict(params, jaxpr=closed))
+api.jit_p.partial_eval_custom = pe.call_partial_eval_custom(
+    "jaxpr", api._jit_params, api._jit_params)
+api.jit_p.dce_rule = dce.call_dce_rule("jaxpr", api._jit_params)
 
 
 def _remat_key_reuse(eqn):
@@ -341,65 +399,11 @@ def _remat_key_reuse(eqn):
 remat_p.key_reuse = _remat_key_reuse
 
 
-def partial_eval_jaxpr_custom(closed, unknowns, policy):
-    """Split ``closed`` equation by equation.
-
-    Equations with an unknown operand go to the unknown side.  A known
-    value the unknown side needs is passed as a residual when it is a
-    known input or the policy saves its equation's output; otherwise its
-    equation is copied into the unknown side to be recomputed there.
-    Returns ``(known, unknown, out_unknowns, num_res)`` shaped like
-    :func:`refjax._src.interpreters.ad.partial_eval_jaxpr`'s result."""
-    closed = _split_mixed_eqns(closed, unknowns)
-    jaxpr = closed.jaxpr
-    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
-    known_eqns, unknown_eqns = [], []
-    for eqn in jaxpr.eqns:
-        if any(type(v) is Var and v in unknown_vars for v in eqn.invars):
-            unknown_eqns.append(eqn)
-            unknown_vars.update(eqn.outvars)
-        else:
-            known_eqns.append(eqn)
-    producer = {v: (i, eqn) for i, eqn in enumerate(known_eqns) for v in eqn.outvars}
-    known_inputs = {v for v, u in zip(jaxpr.invars, unknowns) if not u}
-    residuals, recompute, seen = [], {}, set(jaxpr.constvars)
-
-    def need(v):
-        if type(v) is not Var or v in unknown_vars or v in seen:
-            return
-        seen.add(v)
-        if v in known_inputs:
-            residuals.append(v)
-            return
-        i, eqn = producer[v]
-        if _saves(policy(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params)):
-            residuals.append(v)
-            return
-        for w in eqn.invars:
-            need(w)
-        recompute[i] = eqn
-
-    for eqn in unknown_eqns:
-        for v in eqn.invars:
-            need(v)
-    out_unknown = [type(v) is Var and v in unknown_vars for v in jaxpr.outvars]
-    known = jaxpr.replace(
-        invars=[v for v, u in zip(jaxpr.invars, unknowns) if not u],
-        outvars=[v for v, u in zip(jaxpr.outvars, out_unknown) if not u] + residuals,
-        eqns=known_eqns)
-    unknown = jaxpr.replace(
-        invars=residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
-        outvars=[v for v, u in zip(jaxpr.outvars, out_unknown) if u],
-        eqns=[recompute[i] for i in sorted(recompute)] + unknown_eqns)
-    return (ad.dce_closed(ClosedJaxpr(known, closed.consts), [True] * len(known.outvars)),
-            ClosedJaxpr(unknown, closed.consts), out_unknown, len(residuals))
-
-
 def _split_mixed_eqns(closed, unknowns):
     """``closed`` with each equation that holds a jaxpr (``scan``,
     ``while``, ``cond``, ``jit``...) and has both known and unknown operands
-    replaced by its two halves from the primitive's own partial-evaluation
-    rule, inlined: the known half computes the known outputs and the
+    and no ``partial_eval_custom`` rule (``while``...) replaced by its two
+    halves from the primitive's own partial-evaluation rule, inlined: the known half computes the known outputs and the
     residuals, the unknown half the rest.  Without the split a ``scan``
     carrying primal and tangent values would leave its primal outputs
     unknown, and ``linearize`` would return a tracer (SPEC AD-94)."""
@@ -413,7 +417,8 @@ def _split_mixed_eqns(closed, unknowns):
     for eqn in jaxpr.eqns:
         eqn = eqn.replace(invars=[sub(a) for a in eqn.invars])
         flags = [type(a) is Var and a in unknown_vars for a in eqn.invars]
-        if eqn.primitive.partial_eval is None or all(flags) or not any(flags):
+        if (eqn.primitive.partial_eval is None or all(flags) or not any(flags)
+                or getattr(eqn.primitive, "partial_eval_custom", None) is not None):
             eqns.append(eqn)
             if any(flags):
                 unknown_vars.update(eqn.outvars)

@@ -24,9 +24,10 @@ import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import compiler
-from refjax._src import devices as _devices
 from refjax._src import config as _config
-from refjax._src import core, dispatch, dtypes, lru, mesh
+from refjax._src import core
+from refjax._src import devices as _devices
+from refjax._src import dispatch, dtypes, lru, mesh
 from refjax._src import placement as sharding_impl
 from refjax._src import tree_util
 from refjax._src.array import ArrayImpl
@@ -35,111 +36,12 @@ from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.errors import JaxRuntimeError
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
+from refjax._src.shape_dtype_struct import ShapeDtypeStruct, _shape_dtype_struct
+from refjax._src.stages import Traced
 
 # ---------------------------------------------------------------------------
-# ShapeDtypeStruct and typeof
+# typeof
 # ---------------------------------------------------------------------------
-
-class ShapeDtypeStruct:
-    """A shape, dtype and weak type standing in for an array (SPEC JIT-8).
-
-    The dtype is kept as given (``float64`` stays ``float64`` in the repr
-    even with x64 off); it is canonicalized where the struct is used as an
-    argument, as JAX does.
-    """
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding", "manual_axis_type",
-                 "is_ref", "_layout")
-
-    def __init__(self, shape, dtype, *, weak_type=False, sharding=None,
-                 manual_axis_type=None, is_ref=False):
-        # JAX's order: the shape, then the dtype, then the sharding (FUZZ-3).
-        shape = tuple(shape)
-        if dtype is None:
-            raise ValueError("ShapeDtypeStruct: dtype must be specified, "
-                             "e.g. jnp.float32.")
-        if isinstance(dtype, ArrayImpl) and not dtypes.is_extended(dtype.dtype):
-            # JAX's np.dtype(x) reads a jax.Array's dtype, with a warning.
-            warnings.warn("Implicit conversion of an array to a dtype is "
-                          "deprecated; rather than dtype=arr use dtype=arr.dtype.",
-                          DeprecationWarning, stacklevel=2)
-            dtype = dtype.dtype
-        dtype = dtype if dtypes.is_extended(dtype) else dtypes.to_dtype(dtype)
-        layout = None
-        if isinstance(sharding, mesh.Format):
-            # A Format gives the layout and the sharding (SPEC API-38).
-            if isinstance(sharding.layout, mesh._AutoLayout):
-                raise TypeError("`Layout.AUTO` cannot be used in place of a device-local "
-                                f"layout in a `ShapeDtypeStruct`. Got {sharding}")
-            layout, sharding = sharding.layout, sharding.sharding
-        if sharding is not None and not isinstance(
-                sharding, (mesh.Sharding, mesh.PartitionSpec)):
-            raise ValueError(
-                "sharding should be an instance of `jax.sharding.Sharding` or "
-                f"`jax.sharding.PartitionSpec`. Got {sharding} of type "
-                f"{type(sharding)}.")
-        self.shape = shape
-        self.dtype = dtype
-        self.weak_type = bool(weak_type)
-        self.sharding = sharding
-        self.manual_axis_type = manual_axis_type
-        self.is_ref = bool(is_ref)
-        self._layout = layout
-
-    @property
-    def format(self):
-        """The layout (None unless given through a ``Format``) and the
-        sharding, as a ``Format`` (SPEC API-38)."""
-        sharding = self.sharding if isinstance(self.sharding, mesh.Sharding) else None
-        return mesh.Format(self._layout, sharding)
-
-    def update(self, **changes):
-        """A copy with the given fields (shape, dtype, weak_type, sharding,
-        manual_axis_type, is_ref) replaced (SPEC API-15)."""
-        fields = {"shape": self.shape, "dtype": self.dtype,
-                  "weak_type": self.weak_type, "sharding": self.sharding,
-                  "manual_axis_type": self.manual_axis_type, "is_ref": self.is_ref}
-        unknown = set(changes) - set(fields)
-        if unknown:
-            raise TypeError(f"ShapeDtypeStruct.update got unexpected fields "
-                            f"{sorted(unknown)}")
-        fields.update(changes)
-        shape, dtype = fields.pop("shape"), fields.pop("dtype")
-        return ShapeDtypeStruct(shape, dtype, **fields)
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    def __len__(self):
-        """The leading dimension, as for an array; a 0-d struct has no
-        length (JIT-8)."""
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __repr__(self):
-        weak = ", weak_type=True" if self.weak_type else ""
-        ref = ", is_ref=True" if self.is_ref else ""
-        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}"
-                f"{weak}{ref})")
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and
-                (self.shape, self.dtype, self.weak_type) ==
-                (other.shape, other.dtype, other.weak_type))
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
-
-
-def _shape_dtype_struct(aval):
-    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
-
 
 def typeof(x):
     """The abstract value of ``x``: ``float32[2,3]``, ``~float32[]`` (JIT-8)."""
@@ -164,6 +66,11 @@ def _abstractify(x, fun, path):
     try:
         return core.get_aval(x)
     except TypeError:
+        if _duck_typed(x):
+            # Any object with .shape and .dtype stands for an array when
+            # only tracing: eval_shape, make_jaxpr, jit(f).trace (JIT-14).
+            return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype),
+                               bool(getattr(x, "weak_type", False)))
         raise TypeError(
             f"Error interpreting argument to {fun!r} as an abstract array. "
             f"The problematic value is of type {type(x)} and was passed to the "
@@ -171,6 +78,22 @@ def _abstractify(x, fun, path):
             "jit-wrapped function was called with a non-array argument, and this "
             "argument was not marked as static using the static_argnums or "
             "static_argnames parameters of jax.jit.") from None
+
+
+def _duck_typed(x):
+    try:
+        return (isinstance(x.shape, (tuple, list)) and x.dtype is not None
+                and not isinstance(x, type))
+    except AttributeError:
+        return False
+
+
+def _refuse_duck_typed(flat):
+    """A call that runs a program needs arrays, not shape-and-dtype stand-ins."""
+    for x in flat:
+        if not core.is_array_like(x) and _duck_typed(x) and \
+                type(x) not in core.pytype_aval_mappings:   # a jax.Ref is a value
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
 
 
 # ---------------------------------------------------------------------------
@@ -274,6 +197,17 @@ _define_jit_ad_rules()
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY,
                inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _fun_name(fun):
+    """``f.__name__``; a ``functools.partial`` without one is named after
+    the function it wraps (JIT-14)."""
+    name = getattr(fun, "__name__", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(fun, functools.partial):
+        return _fun_name(fun.func)
+    return type(fun).__name__
 
 
 def _signature(fun):
@@ -413,8 +347,13 @@ class _Static:
             return False
         try:
             return bool(self.value == other.value)
-        except Exception:
-            return False
+        except Exception as e:
+            # JAX reports a failing __eq__ rather than missing the cache (JIT-14).
+            raise ValueError(
+                "static arguments should be comparable using __eq__.The following "
+                "error was raised when comparing two objects of types "
+                f"{type(self.value)} and {type(other.value)}. The error was:\n"
+                f"{type(e).__name__}: {e}") from e
 
 
 def _hashed_statics(statics):
@@ -528,6 +467,10 @@ def _trace_key_options(cfg):
 def _trace_cache_for(fun):
     """The trace cache every jit of ``fun`` shares (one per function)."""
     try:
+        weakref.ref(fun)
+    except TypeError:       # JAX refuses such a function when it is called (JIT-14)
+        return None
+    try:
         cache = _trace_caches.get(fun)
         if cache is None:
             # setdefault: of two threads jitting ``fun`` at once, both
@@ -555,7 +498,7 @@ class _CallEntry:
     """What a jitted callable needs to run one call signature."""
 
     __slots__ = ("traced", "arg_names", "in_avals", "donated", "_delete", "run",
-                 "out_avals", "single", "scalar_dtypes")
+                 "out_avals", "single", "scalar_dtypes", "copies")
 
     def __init__(self, traced, arg_names, in_avals, donated):
         self.traced = traced
@@ -568,6 +511,7 @@ class _CallEntry:
         self.out_avals = traced.closed.out_avals[:traced.out_tree.num_leaves]
         self.single = traced.out_tree.num_leaves == 1 and traced.out_tree.num_nodes == 1
         self.scalar_dtypes = None
+        self.copies = _forwarded_outputs(traced.closed.jaxpr, len(self.out_avals))
 
     def deletions(self):
         """Per input leaf, whether a call deletes it (worked out, and warned
@@ -588,6 +532,8 @@ class _CallEntry:
             outs = self.run(*bufs)
         except MemoryError as e:        # JAX's out-of-memory error (SPEC FUZZ-2)
             raise dispatch.out_of_memory(e) from None
+        if self.copies:
+            _copy_outputs(outs, self.copies)
         if self.single:
             return _wrap_out(outs[0], self.out_avals[0])
         return tree_util.tree_unflatten(
@@ -764,7 +710,7 @@ class JitWrapped:
         self.inline = inline
         self.keep_unused = keep_unused
         self._traced_for = traced_for
-        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._name = _fun_name(fun)
         self._src = core.fun_source_info(fun)
         self._traces = _trace_cache_for(fun)
         self._calls = lru.LRU(lru.JIT_CACHE_SIZE)
@@ -775,7 +721,30 @@ class JitWrapped:
             _all_jit_functions.add(self)
 
     def __repr__(self):
-        return f"<PjitFunction of {self.fun!r}>"
+        try:
+            return f"<PjitFunction of {self.fun!r}>"
+        except Exception:       # a function whose repr fails (JIT-14)
+            return "<PjitFunction>"
+
+    def __getattr__(self, name):
+        """The wrapped function's own attributes (``f.some_value``; JIT-14)."""
+        fun = self.__dict__.get("fun")
+        if fun is None or name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return getattr(fun, name)
+        except AttributeError:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                 f"{name!r}") from None
+
+    def __getstate__(self):
+        """Pickled state; ``function_name`` as JAX names the function (JIT-14)."""
+        return {**self.__dict__, "function_name": self._name}
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("function_name", None)
+        self.__dict__.update(state)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -801,6 +770,8 @@ class JitWrapped:
         trace = core.current_trace()
         if cfg[8] and trace is core.eval_trace:      # jax_no_execution
             _refuse_execution(self._traced_for, self._name)
+        if trace is core.eval_trace and not all(call.key[3]):   # not all arrays
+            _refuse_duck_typed(call.flat)
         if entry.traced.refs is not None:           # jax.Ref in or out (EXT-9)
             return ref_hooks.call_jit(self, entry, call)
         if cfg[7]:                          # key reuse (SPEC RNG-67, RNG-68)
@@ -955,6 +926,9 @@ class JitWrapped:
     def _traced(self, call):
         key = (_trace_key_options(call.cfg), call.in_tree, tuple(call.avals),
                call.statics, call.axis_env)
+        if self._traces is None:
+            raise TypeError("cannot create weak reference to "
+                            f"'{type(self.fun).__name__}' object")
         traced = self._traces.get(key)
         if traced is None:
             _before_trace(self, call, key)
@@ -991,8 +965,8 @@ class JitWrapped:
         return _Traced(closed, out_tree_box[0], call.in_tree, refs)
 
     def _check_output(self, leaf, path):
-        if isinstance(leaf, (Tracer, ArrayImpl, np.ndarray, np.generic)) or \
-                type(leaf) in core._SCALAR_TYPES:
+        if isinstance(leaf, (Tracer, ArrayImpl, np.ndarray, np.generic, *core._SCALAR_TYPES)) \
+                or type(leaf) in core.opaque_types:
             return
         ref_hooks.check_output(self, leaf, path)
         where = f" at output component {tree_util.keystr(path)}" if path else ""
@@ -1054,7 +1028,8 @@ class JitWrapped:
     def clear_cache(self):
         self._calls.clear()
         self._fast.clear()
-        self._traces.clear()
+        if self._traces is not None:
+            self._traces.clear()
 
     def _entry_for(self, args, kwargs):
         call = self._parse(args, kwargs, _config_key())
@@ -1064,13 +1039,24 @@ class JitWrapped:
         entry, call = self._entry_for(args, kwargs)
         return Traced(self, entry, call)
 
+    def _run_compiled(self, entry, flat):
+        """Run ``Compiled(...)``'s program, as a call of ``self`` would."""
+        if _no_execution.value:
+            _refuse_execution("jit", self._name)
+        return _execute(entry, flat)
+
     def lower(self, *args, **kwargs):
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
+        """The outputs' ShapeDtypeStructs, with ``out_shardings`` (JIT-14)."""
         entry, _ = self._entry_for(args, kwargs)
-        return tree_util.tree_unflatten(
-            entry.traced.out_tree, [_shape_dtype_struct(a) for a in entry.out_avals])
+        outs = [_shape_dtype_struct(a) for a in entry.out_avals]
+        if self.out_shardings is not None:
+            outs = [o if s is None else ShapeDtypeStruct(
+                        o.shape, o.dtype, weak_type=o.weak_type, sharding=s)
+                    for o, s in zip(outs, self._flat_out_shardings(entry))]
+        return tree_util.tree_unflatten(entry.traced.out_tree, outs)
 
 
 def _is_sharding_spec(s):
@@ -1160,8 +1146,11 @@ def _to_buffers(flat):
 
 def _wrap_out(buffer, aval):
     """An output buffer as an Array (a key array for key avals, RNG-3)."""
-    if isinstance(aval.dtype, dtypes.ExtendedDType):
-        return core.wrap_buffer(buffer, aval)
+    if isinstance(aval.dtype, dtypes.ExtendedDType) or type(aval) is not ShapedArray:
+        return core.wrap_buffer(buffer, aval)       # keys, tokens
+    if aval.dtype.kind == "V" and aval.dtype == dtypes.float0:
+        # float0 is no array dtype: JAX hands back NumPy zeros (DT-19)
+        return np.zeros(aval.shape, dtypes.float0)
     return ArrayImpl(buffer, aval.dtype, aval.weak_type)
 
 
@@ -1175,12 +1164,33 @@ def _execute(entry, flat):
         out = entry.run(*_to_buffers(flat))
     except MemoryError as e:            # JAX's out-of-memory error (SPEC FUZZ-2)
         raise dispatch.out_of_memory(e) from None
+    if entry.copies:
+        _copy_outputs(out, entry.copies)
     results = [_wrap_out(b, a) for b, a in zip(out, entry.out_avals)]
     if entry.donated is not None:
         for x, d in zip(flat, entry.deletions()):
             if d and isinstance(x, ArrayImpl):
                 x.delete()
     return results
+
+
+def _forwarded_outputs(jaxpr, n_out):
+    """Output positions whose buffer a run would share with an input, a
+    constant or an earlier output: each call copies them, so every output
+    of a jitted call is a buffer of its own, as XLA's are (SPEC JIT-14)."""
+    shared = set(jaxpr.invars) | set(jaxpr.constvars)
+    copies = []
+    for i, v in enumerate(jaxpr.outvars[:n_out]):
+        if isinstance(v, core.Literal) or v in shared:
+            copies.append(i)
+        shared.add(v)
+    return tuple(copies)
+
+
+def _copy_outputs(outs, positions):
+    xp = _backend.get().xp
+    for i in positions:
+        outs[i] = xp.array(outs[i], copy=True)
 
 
 def _check_donated_once(flat, deleted):
@@ -1210,175 +1220,6 @@ def _check_donated_once(flat, deleted):
             f"INVALID_ARGUMENT: {what} (flattened argument {i}, "
             f"replica 0, partition 0, first use: {seen[0]}). Toy example for "
             f"this bug: `{toy}`.")
-
-
-class ArgInfo:
-    """One argument's type and donation, as ``Lowered.args_info`` lists them
-    (``jax.stages.ArgInfo``; SPEC API-11)."""
-
-    __slots__ = ("_aval", "donated")
-
-    def __init__(self, _aval, donated):
-        self._aval = _aval
-        self.donated = donated
-
-    @property
-    def shape(self):
-        return self._aval.shape
-
-    @property
-    def dtype(self):
-        return self._aval.dtype
-
-    def __eq__(self, other):
-        return (isinstance(other, ArgInfo) and
-                (self._aval, self.donated) == (other._aval, other.donated))
-
-    def __hash__(self):
-        return hash((self._aval, self.donated))
-
-    def __repr__(self):
-        weak = ", weak_type=True" if self._aval.weak_type else ""
-        return (f"ArgInfo(_aval=ShapedArray({self._aval.str_short()}{weak}), "
-                f"donated={self.donated})")
-
-
-def _args_info(entry, call):
-    """``(args, kwargs)`` of the dynamic arguments, each leaf an ArgInfo."""
-    donated = entry.donated or (False,) * len(entry.in_avals)
-    return tree_util.tree_unflatten(
-        call.in_tree, [ArgInfo(a, d) for a, d in zip(entry.in_avals, donated)])
-
-
-class Traced:
-    """``jit(f).trace(*args)``: the jaxpr and what lowering needs (JIT-7)."""
-
-    def __init__(self, wrapped, entry, call):
-        self._wrapped = wrapped
-        self._entry = entry
-        self._call = call
-
-    @property
-    def jaxpr(self):
-        return self._entry.traced.closed
-
-    @property
-    def out_info(self):
-        return tree_util.tree_unflatten(
-            self._entry.traced.out_tree,
-            [_shape_dtype_struct(a) for a in self._entry.out_avals])
-
-    @property
-    def args_info(self):
-        return _args_info(self._entry, self._call)
-
-    def lower(self):
-        return Lowered(self._wrapped, self._entry, self._call)
-
-
-def _module_name(name):
-    """``jit_f``; ``<lambda>`` becomes ``_lambda`` as in JAX's module names."""
-    name = name.replace("<", "_").replace(">", "")
-    return "jit_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-
-
-def _program_text(wrapped, entry):
-    """``# module @jit_f``, the jaxpr as comments, then the program's source."""
-    if entry.run is None:
-        entry.run = executable_for(entry.traced.closed)
-    jaxpr = "\n".join("#   " + line for line in str(entry.traced.closed).splitlines())
-    return (f"# module @{_module_name(wrapped._name)}: the program refjax runs, "
-            f"written from the jaxpr\n{jaxpr}\n{entry.run.source}")
-
-
-class Lowered:
-    """``jit(f).lower(*args)`` (SPEC JIT-7).
-
-    refjax has no StableHLO: its lowered form is the jaxpr it will run,
-    printed inside ``module @jit_<name> { ... }``.
-    """
-
-    def __init__(self, wrapped, entry, call):
-        self._wrapped = wrapped
-        self._entry = entry
-        self._call = call
-        entry.deletions()       # JAX reports unusable donations when lowering
-
-    def as_text(self, dialect=None, **unused):
-        """The Python program refjax runs, headed by ``# module @jit_f`` and
-        the jaxpr it was written from (SPEC JIT-7, PERF-2)."""
-        return _program_text(self._wrapped, self._entry)
-
-    @property
-    def out_info(self):
-        return Traced(self._wrapped, self._entry, self._call).out_info
-
-    @property
-    def args_info(self):
-        return _args_info(self._entry, self._call)
-
-    def compile(self, compiler_options=None):
-        return Compiled(self._wrapped, self._entry, self._call)
-
-    def cost_analysis(self):
-        return {}
-
-
-class Compiled:
-    """A program fixed to one argument signature (SPEC JIT-7).
-
-    It takes only the dynamic arguments (static ones were fixed when
-    lowering) and refuses other pytree structures, shapes or dtypes, and
-    tracers: a compiled program cannot be transformed further.
-    """
-
-    def __init__(self, wrapped, entry, call):
-        self._wrapped = wrapped
-        self._entry = entry
-        self._in_tree = call.in_tree
-
-    def as_text(self):
-        """The Python program refjax runs for this signature (JAX: HLO text)."""
-        return _program_text(self._wrapped, self._entry)
-
-    @property
-    def out_info(self):
-        return tree_util.tree_unflatten(
-            self._entry.traced.out_tree,
-            [_shape_dtype_struct(a) for a in self._entry.out_avals])
-
-    def __call__(self, *args, **kwargs):
-        flat, in_tree = tree_util.tree_flatten((args, kwargs))
-        for x in flat:
-            if isinstance(x, Tracer):
-                raise TypeError(
-                    "Cannot apply JAX transformations to a function lowered and "
-                    "compiled for a particular signature. Detected argument of "
-                    f"Tracer type {type(x)}.")
-        if in_tree != self._in_tree:
-            raise TypeError(
-                "Function compiled with input pytree does not match the input "
-                "pytree it was called with. There are 1 mismatches, including:\n"
-                f"    * compiled for {self._in_tree}, called with {in_tree}")
-        self._check_types(flat)
-        if _no_execution.value:
-            _refuse_execution("jit", self._wrapped._name)
-        return tree_util.tree_unflatten(self._entry.traced.out_tree,
-                                        _execute(self._entry, flat))
-
-    def _check_types(self, flat):
-        lines = []
-        for name, want, x in zip(self._entry.arg_names, self._entry.in_avals, flat):
-            got = core.get_aval(x)
-            if (got.shape, got.dtype) != (want.shape, want.dtype):
-                lines.append(f"Argument '{name}' compiled with {want.str_short()} "
-                             f"and called with {got.str_short()}")
-        if lines:
-            raise TypeError(
-                "Argument types differ from the types for which this computation "
-                "was compiled. Perhaps you are calling the compiled executable "
-                "with a different enable_x64 mode than when it was AOT compiled? "
-                "The mismatches are:\n" + "\n".join(lines))
 
 
 _NOT_GIVEN = object()
@@ -1434,7 +1275,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
 
     @functools.wraps(fun)
     def make_jaxpr_f(*args, **kwargs):
-        wrapped = JitWrapped(fun, static_argnums)
+        wrapped = _tracing_only(JitWrapped(fun, static_argnums))
         with contextlib.ExitStack() as stack:
             for name, size in axis_env or ():
                 stack.enter_context(core.extend_axis_env(name, size))
@@ -1447,13 +1288,24 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
         shapes = [_shape_dtype_struct(a) for a in entry.out_avals]
         return closed, tree_util.tree_unflatten(entry.traced.out_tree, shapes)
 
+    # JAX's names for the wrapper (JIT-14).
     make_jaxpr_f.__name__ = f"make_jaxpr({getattr(fun, '__name__', fun)})"
+    make_jaxpr_f.__qualname__ = f"make_jaxpr({getattr(fun, '__qualname__', fun)})"
+    make_jaxpr_f.__module__ = "jax"
     return make_jaxpr_f
 
 
 def eval_shape(fun, *args, **kwargs):
     """The output ``ShapeDtypeStruct``s of ``fun``, traced but not run (JIT-8)."""
-    return JitWrapped(fun).eval_shape(*args, **kwargs)
+    return _tracing_only(JitWrapped(fun)).eval_shape(*args, **kwargs)
+
+
+def _tracing_only(wrapped):
+    """Tracing without running needs no weak reference to the function:
+    a callable without one gets a private trace cache (JIT-14)."""
+    if wrapped._traces is None:
+        wrapped._traces = lru.LRU(lru.TRACE_CACHE_SIZE)
+    return wrapped
 
 
 def block_until_ready(x):

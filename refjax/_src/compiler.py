@@ -227,6 +227,10 @@ class _Program:
             kernel = functools.partial(kernel, **eqn.params) if eqn.params else kernel
         elif prim.specialize is not None:
             kernel = prim.specialize(avals_in, avals_out, **eqn.params)
+        elif prim.impl is None:     # a user primitive without def_impl (EXT-13)
+            raise NotImplementedError(
+                f"MLIR translation rule for primitive '{prim.name}' not found for "
+                "platform cpu")
         elif eqn.params:
             kernel = functools.partial(prim.impl, **eqn.params)
         else:

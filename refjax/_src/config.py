@@ -363,8 +363,13 @@ def _define_absl_flag(absl_flags, name, value, meta):
 
 config = Config()
 
+# The precision names, then the DotAlgorithmPreset names (SPEC LXM-33).
 _PRECISIONS = ("default", "high", "highest", "bfloat16", "tensorfloat32",
-               "float32")
+               "float32") + tuple(
+    "ANY_F8_ANY_F8_F32 ANY_F8_ANY_F8_F32_FAST_ACCUM ANY_F8_ANY_F8_ANY "
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM F16_F16_F16 F16_F16_F32 BF16_BF16_BF16 "
+    "BF16_BF16_F32 BF16_BF16_F32_X3 BF16_BF16_F32_X6 BF16_BF16_F32_X9 "
+    "TF32_TF32_F32 TF32_TF32_F32_X3 F32_F32_F32 F64_F64_F64".split())
 
 _devices_in_use = False
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from refjax._src import backend as _backend
 from refjax._src import devices as _devices
-from refjax._src import dtypes, errors
+from refjax._src import dtypes, errors, literals
 from refjax._src import mesh as _mesh
 from refjax._src import pretty_printer as pp
 from refjax._src.array import Array, ArrayImpl, check_truth_value_size
@@ -130,6 +130,8 @@ def get_aval(x):
             dtypes.check_python_int(x, dt)
         return ShapedArray((), dt, weak)
     if isinstance(x, (np.ndarray, np.generic)):
+        if t is not np.ndarray and isinstance(x, np.ma.MaskedArray):
+            raise ValueError(_MASKED_ARRAY_MESSAGE)
         if not dtypes.is_valid_jax_dtype(x.dtype):
             raise TypeError(f"Value {x!r} with dtype {x.dtype} is not a valid "
                             "JAX array type. Only arrays of numeric types are "
@@ -138,20 +140,40 @@ def get_aval(x):
     rule = pytype_aval_mappings.get(t)
     if rule is not None:
         return rule(x)
+    for base in _SCALAR_TYPES:          # an IntEnum member, a bool subclass...
+        if isinstance(x, base):
+            return get_aval(base(x))
     if hasattr(x, "__jax_array__"):
-        return get_aval(x.__jax_array__())
+        raise ValueError(_JAX_ARRAY_MESSAGE)
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+# JAX's words for inputs it refuses to abstractify (SPEC TRC-8).
+_MASKED_ARRAY_MESSAGE = (
+    "numpy masked arrays are not supported as direct inputs to JAX functions. "
+    "Use arr.filled() to convert the value to a standard numpy array.")
+_JAX_ARRAY_MESSAGE = (
+    "Triggering __jax_array__() during abstractification is no longer supported. "
+    "To avoid this error, either explicitly convert your object using "
+    "jax.numpy.array(), or register your object as a pytree.")
 
 
 # ``type -> aval rule`` for Python types that higher layers define and that
 # ``get_aval`` knows through them (``jax.Ref`` -> ``Ref{f32[3]}``, SPEC EXT-9).
 pytype_aval_mappings = {}
 
+for _typed in literals.TYPED.values():     # typed Python scalars (AD-104)
+    pytype_aval_mappings[_typed] = lambda x: ShapedArray((), x.dtype, True)
+
+# Non-array values a jitted function may take and return (tokens, LXM-37):
+# their avals convert them with ``to_buffer(value)`` / ``from_buffer(buf)``.
+opaque_types = set()
+
 
 def is_array_like(x):
     """Whether ``x`` can be an operand of a primitive."""
     return (isinstance(x, (Array, np.ndarray, np.generic))
-            or type(x) in _SCALAR_TYPES or hasattr(x, "__jax_array__"))
+            or isinstance(x, _SCALAR_TYPES) or hasattr(x, "__jax_array__"))
 
 
 # ---------------------------------------------------------------------------
@@ -350,6 +372,8 @@ def to_buffer(x):
         raise escaped_tracer_error(x)
     if isinstance(x, Array):    # a key array: its uint32 data (RNG-3)
         return x._value
+    if type(x) in opaque_types:
+        return get_aval(x).to_buffer(x)
     _devices.guard_host_to_device(lambda: get_aval(x))      # SPEC CFG-27
     backend = _backend.get()
     if backend.is_array(x):
@@ -368,6 +392,8 @@ def wrap_buffer(buffer, aval):
     """A concrete Array holding ``buffer`` with the metadata of ``aval``."""
     if isinstance(aval.dtype, dtypes.ExtendedDType):
         return aval.dtype.wrap_physical(buffer, aval)
+    if hasattr(aval, "from_buffer"):        # a token (LXM-37)
+        return aval.from_buffer(buffer)
     return ArrayImpl(conform_buffer(buffer, aval), aval.dtype, aval.weak_type)
 
 
@@ -451,6 +477,14 @@ class Tracer(Array):
     @property
     def ndim(self):
         return self.aval.ndim
+
+    @property
+    def sharding(self):
+        """Not known while tracing: JAX points to ``jax.typeof`` (SPEC TRC-8)."""
+        raise AttributeError(
+            f"The 'sharding' attribute is not available on traced array with "
+            f"shape {self.aval.str_short()}. To query sharding information on "
+            "tracers, use `jax.typeof(x)`.")
 
     @property
     def size(self):
@@ -552,8 +586,8 @@ class Tracer(Array):
     # as JAX raises for these methods.
     def tobytes(self, order="C"):
         raise errors.ConcretizationTypeError(
-            self, "The tobytes() method was called on a traced array; only "
-            "concrete arrays have bytes.")
+            self, f"The tobytes() method was called on {self._error_repr()}."
+            f"{self._origin_msg()}")
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
                    copy=None):
@@ -1141,8 +1175,12 @@ def canonicalize_shape(shape, context="Shapes", op="broadcast_in_dim", *,
         try:
             dims.append(operator.index(d))
         except TypeError:
-            raise TypeError("Shapes must be 1D sequences of concrete values of "
-                            f"integer type, got {tuple(shape)}.") from None
+            msg = ("Shapes must be 1D sequences of concrete values of "
+                   f"integer type, got {tuple(shape)}.")
+            if any(isinstance(x, Tracer) for x in shape):
+                msg += ("\nIf using `jit`, try using `static_argnums` or applying "
+                        "`jit` to smaller subfunctions.")
+            raise TypeError(msg) from None
     dims = tuple(dims)
     if any(d < 0 for d in dims):
         if not nonnegative:

@@ -16,7 +16,7 @@ from refjax._src.ad_api import jvp as _jvp
 from refjax._src.api import def_call
 from refjax._src.core import Primitive
 from refjax._src.custom_derivatives import (
-    _LINEARIZE_FAILED, _function_name, _resolve_kwargs, _trace_fun,
+    _LINEARIZE_FAILED, _forward_def_method, _function_name, _resolve_kwargs, _trace_fun,
 )
 from refjax._src.interpreters import ad, batching
 from refjax._src.lax.control_flow.scan import map as _lax_map
@@ -35,21 +35,23 @@ class custom_vmap:
         self.fun = fun
         self.vmap_rule = None
 
+    def __getattr__(self, name):
+        """``def*`` methods of a decorator this one wraps, so stacked
+        decorators can be configured from the outside (SPEC CDR-11)."""
+        return _forward_def_method(self, name)
+
     def def_vmap(self, vmap_rule):
         self.vmap_rule = vmap_rule
         return vmap_rule
 
     def __call__(self, *args, **kwargs):
         name = _function_name(self.fun)
-        try:
-            if not callable(self.fun):
-                raise TypeError(f"{self.fun!r} is not a callable object")
-            args = _resolve_kwargs(self.fun, args, kwargs)
-        except TypeError as e:
+        if not callable(self.fun):
             raise TypeError(
                 f"The input arguments to the custom_vmap-decorated function {name} "
                 "could not be resolved to positional-only arguments. Binding failed "
-                f"with the error:\n{e}") from e
+                f"with the error:\n{self.fun!r} is not a callable object")
+        args = _resolve_kwargs(self.fun, args, kwargs, "custom_vmap")
         if not self.vmap_rule:
             raise AttributeError(f"No batching rule defined for custom_vmap function "
                                  f"{name} using def_vmap.")

@@ -99,6 +99,7 @@ class _EagerPlan:
     def make(cls, primitive, args, params):
         """The plan, or None when the general path must run every time
         (PRNG keys in or out, whose key-reuse checks run per call)."""
+        check_has_impl(primitive)
         avals_in = [_concrete_aval(a, a._buffer) for a in args]
         avals = primitive.abstract_eval(*avals_in, **params)
         outs = avals if primitive.multiple_results else [avals]
@@ -151,9 +152,32 @@ _overrides = _config._overrides
 _config.on_global_update(_eager_plans.clear)
 
 
+def check_has_impl(primitive):
+    """A user primitive bound eagerly without ``def_impl``: JAX's words
+    (SPEC EXT-13)."""
+    if primitive.impl is None and primitive.specialize is None and primitive.physical is None:
+        raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
+
+
+def _operand(primitive, x, position):
+    """The buffer and aval of a non-Array operand, with JAX's words for a
+    value of no JAX type (TRC-8)."""
+    try:
+        b = to_buffer(x)
+        return b, _concrete_aval(x, b)
+    except TypeError as e:
+        if "not a valid JAX" not in str(e):
+            raise
+        raise TypeError(
+            f"Error interpreting argument to {primitive.name} as a JAX value. The "
+            f"problematic value is of type {type(x)} and was passed to "
+            f"{primitive.name} at position {position}.") from None
+
+
 def _apply_general(primitive, args, params):
     """``apply_primitive`` for any operands: scalars, NumPy values, key
     arrays, committed or sharded arrays, and under configuration overrides."""
+    check_has_impl(primitive)
     buffers, avals_in = [], []
     extended = placed = False
     for a in args:
@@ -162,8 +186,7 @@ def _apply_general(primitive, args, params):
             avals_in.append(ShapedArray(b.shape, a._dtype, a.weak_type))
             placed = placed or a._committed
         else:
-            b = to_buffer(a)
-            aval = _concrete_aval(a, b)
+            b, aval = _operand(primitive, a, len(buffers))
             extended = extended or isinstance(aval.dtype, dtypes.ExtendedDType)
             avals_in.append(aval)
         buffers.append(b)

@@ -83,6 +83,12 @@ class ExtendedDType:
     def __repr__(self):
         return self.name
 
+    def full(self, shape, fill_value):
+        """An array of this dtype and ``shape`` filled with ``fill_value``:
+        what ``jnp.zeros``/``ones``/``empty``/``full`` and their ``*_like``
+        forms make for it (SPEC RNG-104).  Subclasses define it."""
+        raise TypeError(f"Cannot create arrays of dtype {self.name}")
+
 
 def is_extended(dtype):
     return isinstance(dtype, ExtendedDType)
@@ -90,6 +96,14 @@ def is_extended(dtype):
 
 # float0: the dtype of tangents of integer values (DT-11).
 float0 = np.dtype([("float0", np.void, 0)])
+
+# Any operation on a float0 value is refused, in JAX's words (DT-19).
+FLOAT0_NO_OPERATIONS = (
+    "float0s do not support any operations by design{comma} because they are not "
+    "compatible with non-trivial vector spaces. No implicit dtype conversion is "
+    "done. You can use np.zeros_like(arr, dtype=np.float) to cast a float0 array "
+    "to a regular zeros array. \nIf you didn't expect to get a float0 you might "
+    "have accidentally taken a gradient with respect to an integer argument.")
 
 # The weak (Python scalar) lattice nodes are the Python types themselves.
 weak_types = (int, float, complex)
@@ -237,14 +251,18 @@ _WEAK_DEFAULTS = {int: default_int_dtype, float: default_float_dtype,
                   complex: default_complex_dtype, bool: lambda: bool_}
 
 
-def check_user_dtype(dtype, fun_name):
+def check_user_dtype(dtype, fun_name, allow_extended=False):
     """Canonicalize a dtype the user asked for, warning if it shrinks (DT-6).
 
     ``None`` stays ``None``; the Python types ``int``/``float``/``complex``
-    mean "the default dtype of that kind" and never warn.
+    mean "the default dtype of that kind" and never warn.  An extended
+    dtype (``key<fry>``) passes where ``allow_extended`` says the caller
+    can make arrays of it (SPEC RNG-104), else is NumPy's TypeError.
     """
     if dtype is None:
         return None
+    if allow_extended and isinstance(dtype, ExtendedDType):
+        return dtype
     if isinstance(dtype, type) and dtype in _WEAK_DEFAULTS:
         return _WEAK_DEFAULTS[dtype]()
     dt = to_dtype(dtype)
@@ -328,6 +346,9 @@ def dtype_and_weak_type(x):
     if x is None:       # JAX's np.dtype(None) error (SPEC DT-18)
         raise ValueError("Invalid argument to dtype: None.")
     if dt is None:
+        for base in (bool, int, float, complex):    # an IntEnum member (TRC-8)
+            if isinstance(x, base):
+                return dtype_and_weak_type(base(x))
         raise TypeError(f"Cannot determine dtype of {x!r}")
     if isinstance(dt, ExtendedDType):
         return dt, False
@@ -341,6 +362,9 @@ def _lattice_node(x):
         return bool_ if t is bool else t
     if x is None:
         return float
+    if isinstance(x, (int, float, complex)) and not hasattr(x, "dtype"):
+        # an IntEnum member: its Python base type (TRC-8)
+        return next(b for b in (int, float, complex) if isinstance(x, b))
     if isinstance(x, type) and x in _WEAK_DEFAULTS:
         return bool_ if x is bool else x
     dt = getattr(x, "dtype", None)
@@ -391,12 +415,24 @@ def result_type(*args, return_weak_type_flag=False):
         raise ValueError("at least one array or dtype is required")
     if len(args) > 1:
         _check_no_key_promotion(args)
+    key_dtype = _key_array_dtype(args[0])
+    if key_dtype is not None:
+        return (key_dtype, False) if return_weak_type_flag else key_dtype
     nodes = [_lattice_node(a) for a in args]
     strict, x64 = _promotion_mode()
     node = nodes[0] if len(nodes) == 1 else _least_upper_bound(nodes, strict, x64)
     weak = isinstance(node, type)
     dt = _node_to_dtype(node, canonical=True)
     return (dt, weak) if return_weak_type_flag else dt
+
+
+def _key_array_dtype(x):
+    """The extended dtype of an array of keys (None otherwise): the result
+    type of key arrays of one dtype is that dtype (SPEC RNG-105)."""
+    dt = getattr(x, "dtype", None)
+    if isinstance(dt, ExtendedDType) and not isinstance(x, (type, ExtendedDType)):
+        return dt
+    return None
 
 
 def _check_no_key_promotion(args):
@@ -473,10 +509,10 @@ def _issubdtype_arg(x):
     return _query_dtype(x)
 
 
-def issubdtype(a, b):
+def issubdtype(arg1, arg2):
     """``np.issubdtype`` that also places bfloat16, float8 and int4 types
     under ``np.floating`` / ``np.(un)signedinteger`` as JAX does (DT-10)."""
-    a, b = _issubdtype_arg(a), _issubdtype_arg(b)
+    a, b = _issubdtype_arg(arg1), _issubdtype_arg(arg2)
     if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
         return _extended_issubdtype(a, b)
     if isinstance(a, type) and issubclass(a, extended):
@@ -510,7 +546,9 @@ def _extended_issubdtype(a, b):
 
 
 def iinfo(int_type):
-    """Machine limits of an integer dtype (ml_dtypes' int4 types included)."""
+    """Machine limits of an integer dtype (ml_dtypes' int4 types included);
+    an array stands for its dtype (the array API's ``iinfo(x)``, NP-227)."""
+    int_type = _dtype_of_array(int_type)
     dt = to_dtype(int_type) if not (isinstance(int_type, type) and int_type is int) \
         else default_int_dtype()
     if dt in _ml_int_dtypes:
@@ -521,13 +559,21 @@ def iinfo(int_type):
 
 
 def finfo(float_type):
-    """Machine limits of a floating dtype (bfloat16 and float8 included)."""
+    """Machine limits of a floating dtype (bfloat16 and float8 included);
+    an array stands for its dtype (NP-227)."""
+    float_type = _dtype_of_array(float_type)
     if isinstance(float_type, type) and float_type in (float, complex):
         return np.finfo(_WEAK_DEFAULTS[float_type]())
     dt = to_dtype(float_type)
     if dt in _ml_float_dtypes:
         return ml_dtypes.finfo(dt)
     return np.finfo(dt)
+
+
+def _dtype_of_array(x):
+    if array_types and isinstance(x, tuple(array_types)) or isinstance(x, np.ndarray):
+        return x.dtype
+    return x
 
 
 def itemsize_bits(dtype):

@@ -33,7 +33,7 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core, dtypes, errors
+from refjax._src import core, dtypes, errors, vmap_api
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import partial_eval as pe
@@ -299,19 +299,9 @@ def defreducer(prim):
     batching.defreducer(prim)
 
 
-def register_vmappable(data_type, spec_type, axis_size_type, to_elt, from_elt,
-                       make_iota):
-    """Custom vmappable containers: refjax's ``vmap`` maps arrays only
-    (SPEC EXT-2)."""
-    raise NotImplementedError(
-        f"register_vmappable({data_type.__name__}): refjax's vmap maps arrays "
-        "(and pytrees of arrays) only; it has no hook for custom vmappable "
-        "types. Register the type as a pytree instead.")
-
-
-def unregister_vmappable(data_type):
-    """Nothing to undo: JAX's is a no-op too."""
-    return None
+# Custom vmappable types live with vmap (SPEC VMAP-108).
+register_vmappable = vmap_api.register_vmappable
+unregister_vmappable = vmap_api.unregister_vmappable
 
 
 # ---------------------------------------------------------------------------

@@ -22,8 +22,9 @@ import math
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core, dispatch, dtypes
+from refjax._src import core
 from refjax._src import devices as _devices
+from refjax._src import dispatch, dtypes
 from refjax._src import mesh as shd
 from refjax._src import tree_util
 from refjax._src.array import Array, ArrayImpl
@@ -39,14 +40,49 @@ from refjax._src.interpreters import ad
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Arrays for every leaf of ``x``, placed on ``device`` (a Device or a
     Sharding, or a pytree prefix of them); committed when a place is given
-    (SHD-13)."""
+    (SHD-13).  ``may_alias=False`` always gives new buffers; ``may_alias``
+    and ``donate`` both True is an error (JIT-14)."""
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    out = _device_put(x, device)
+    if may_alias:       # an array already placed there is returned itself
+        out = tree_util.tree_map(
+            lambda o, v: v if (isinstance(v, ArrayImpl) and v.committed and
+                               type(o.sharding) is type(v.sharding) and
+                               o.sharding == v.sharding) else o, out, x)
+    elif may_alias is False:
+        given = {id(v) for v in tree_util.tree_leaves(x)}
+        out = tree_util.tree_map(
+            lambda v: v.copy() if id(v) in given and not isinstance(v, Tracer) else v, out)
+    return out
+
+
+def _device_put(x, device):
     if device is None:
         return tree_util.tree_map(lambda v: v if isinstance(v, Tracer) else _put_host(v), x)
     if isinstance(device, (shd.Sharding, core_device_type())):
         return tree_util.tree_map(lambda v: _put_leaf(v, device), x)
-    return tree_util.tree_map(lambda d, v: tree_util.tree_map(
-        lambda leaf: _put_leaf(leaf, d), v), device, x,
-        is_leaf=lambda d: d is None or isinstance(d, shd.Sharding))
+    try:
+        return tree_util.tree_map(lambda d, v: tree_util.tree_map(
+            lambda leaf: _put_leaf(leaf, d), v), device, x,
+            is_leaf=lambda d: d is None or isinstance(d, shd.Sharding))
+    except ValueError as e:
+        if "pytree structure error" in str(e):
+            _raise_prefix_errors(device, x)
+        raise
+
+
+def _raise_prefix_errors(device, x):
+    """The places must form a pytree prefix of ``x``: JAX lists every
+    mismatch (SHD-104)."""
+    errors = tree_util.prefix_errors(
+        device, x, is_leaf=lambda d: d is None or isinstance(d, shd.Sharding))
+    if errors:
+        details = "\n".join("  " + str(e("device_put device")) for e in errors)
+        raise ValueError(
+            "device_put device specification must be a tree prefix of the "
+            f"corresponding value; \n  Mismatch details ({len(errors)} found):\n"
+            f"{details}")
 
 
 def reshard(x, out_shardings):

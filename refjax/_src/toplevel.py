@@ -18,6 +18,7 @@ from refjax._src import dtypes, tree_util
 from refjax._src.ad_api import vjp
 from refjax._src.api import device_put, jit
 from refjax._src.array import ArrayImpl
+from refjax._src.random import basic as _random
 
 __all__ = [
     "copy_to_host_async", "fwd_and_bwd", "host_count", "host_id", "host_ids",
@@ -60,6 +61,9 @@ class named_scope(contextlib.ContextDecorator):
 
 def _assemble(shape, sharding, pieces, dtype):
     """The global array whose block on each device is ``pieces[device]``."""
+    first = next(iter(pieces.values()), None)
+    if dtypes.is_extended(getattr(first, "dtype", None)):
+        return _assemble_keys(shape, sharding, pieces)
     index_map = sharding.devices_indices_map(shape)
     want = sharding.shard_shape(shape)
     dtype = dtypes.to_dtype(dtype) if dtype is not None else np.result_type(
@@ -74,6 +78,15 @@ def _assemble(shape, sharding, pieces, dtype):
                 f"{np.dtype(dtype).name}{list(shape)} with sharding {sharding!r}")
         out[index] = piece
     return device_put(out, sharding)
+
+
+def _assemble_keys(shape, sharding, pieces):
+    """Key arrays from pieces of keys: the pieces' key data assembled, then
+    wrapped as keys of the pieces' dtype (SPEC RNG-109)."""
+    dtype = next(iter(pieces.values())).dtype
+    data = {d: _random.key_data(p) for d, p in pieces.items()}
+    base = _assemble(tuple(shape) + tuple(dtype.data_shape), sharding, data, None)
+    return _random.wrap_key_data(base, dtype=dtype)
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):
@@ -111,10 +124,12 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
 
 
 def copy_to_host_async(x):
-    """Call ``copy_to_host_async`` on each Array leaf; return ``x``."""
+    """Call ``copy_to_host_async`` on every leaf that has one (an Array, a
+    key array, any duck-typed value); return ``x`` (SPEC JIT-14)."""
     for leaf in tree_util.tree_leaves(x):
-        if isinstance(leaf, ArrayImpl):
-            leaf.copy_to_host_async()
+        method = getattr(leaf, "copy_to_host_async", None)
+        if method is not None:
+            method()
     return x
 
 

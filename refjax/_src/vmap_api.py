@@ -18,9 +18,40 @@ from refjax._src.core import check_callable
 from refjax._src.interpreters import batching
 from refjax._src.interpreters.batching import AxisData, not_mapped
 
+# ---------------------------------------------------------------------------
+# Custom vmappable types (SPEC VMAP-108)
+# ---------------------------------------------------------------------------
+
+# data type -> (spec type, axis-size type, to_elt, from_elt)
+_vmappables = {}
+# Types an in_axes / out_axes entry may have besides int and None.
+_spec_types = set()
+
+
+def register_vmappable(data_type, spec_type, axis_size_type, to_elt, from_elt,
+                       make_iota=None):
+    """Let ``vmap`` map values of ``data_type`` itself: an ``in_axes`` entry
+    of ``spec_type`` at such a value calls ``to_elt(cont, get_idx, value,
+    spec)`` for the per-example value, and an ``out_axes`` entry at a
+    returned one calls ``from_elt(cont, axis_size, elt, spec)`` for the
+    batched result; ``cont`` does the same for the arrays inside
+    (SPEC VMAP-108).  ``make_iota`` is accepted and unused."""
+    _vmappables[data_type] = (spec_type, axis_size_type, to_elt, from_elt)
+    _spec_types.add(spec_type)
+
+
+def unregister_vmappable(data_type):
+    """A no-op, as in JAX: a registration stays in force (SPEC VMAP-108)."""
+    return None
+
+
+def is_vmappable(x):
+    """Whether ``x`` is a value of a registered vmappable type."""
+    return type(x) in _vmappables
+
 
 def _is_axis_leaf(x):
-    return type(x) is int or x is None
+    return type(x) is int or x is None or type(x) in _spec_types
 
 
 def _none_is_leaf(x):
@@ -31,7 +62,7 @@ def _check_axis_spec(in_axes, out_axes):
     """Axis specifications are checked when ``vmap`` is called, before any
     argument is seen: only ints and None, with ``in_axes`` itself an int,
     None or a tuple (SPEC VMAP-16)."""
-    if not (in_axes is None or type(in_axes) in (int, tuple)):
+    if not (in_axes is None or type(in_axes) in (int, tuple, *_spec_types)):
         raise TypeError("vmap in_axes must be an int, None, or a tuple of entries "
                         "corresponding to the positional arguments passed to the "
                         f"function, but got {in_axes}.")
@@ -65,34 +96,93 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                              "corresponding to the positional arguments passed to the "
                              f"function, but got len(in_axes)={len(in_axes)}, "
                              f"len(args)={len(args)}")
-        flat, in_tree = tree_util.tree_flatten((args, kwargs))
-        dims = _flatten_in_axes(in_axes, args, kwargs, in_tree)
+        custom = bool(_vmappables)     # any registered vmappable type
+        leaf = is_vmappable if custom else None
+        flat, in_tree = tree_util.tree_flatten((args, kwargs), is_leaf=leaf)
+        specs = _flatten_in_axes(in_axes, args, kwargs, in_tree)
+        dims = [None if is_vmappable(x) else d for x, d in zip(flat, specs)]
         for x, d in zip(flat, dims):
             if d is not None:  # unmapped arguments reach ``fun`` untouched
                 core.check_valid_jaxtype(x)
         size = _mapped_axis_size(fun, in_tree, flat, dims, axis_size)
         dims = [None if d is None else _canonical_in_axis(d, x)
                 for x, d in zip(flat, dims)]
-        out_tree_box = []
+        out_tree_box, resolved = [], set()
 
         def flat_fun(*leaves):
+            if custom:
+                leaves = _to_elts(leaves, specs, size)
             a, kw = tree_util.tree_unflatten(in_tree, leaves)
             out = fun(*a, **kw)
-            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_leaves, out_tree = tree_util.tree_flatten(out, is_leaf=leaf)
             out_tree_box.append((out, out_tree))
-            for leaf in out_leaves:
-                _check_output(leaf)
+            if custom and any(is_vmappable(o) for o in out_leaves):
+                out_leaves = _from_elts(out_leaves, out_axes, out, out_tree,
+                                        size, resolved)
+            for i, o in enumerate(out_leaves):
+                if i not in resolved:
+                    _check_output(o)
             return out_leaves
 
-        vals, out_dims = batching.batch_flat(flat_fun, flat, dims,
-                                             AxisData(axis_name, size))
+        axis_data = AxisData(axis_name, size)
+        vals, out_dims = batching.batch_flat(flat_fun, flat, dims, axis_data)
         out, out_tree = out_tree_box[0]
         dst = _flatten_out_axes(out_axes, out, out_tree)
-        results = [_move_out(AxisData(axis_name, size), v, s, d, out_axes, out_tree, i)
+        results = [v if i in resolved else
+                   _move_out(axis_data, v, s, d, out_axes, out_tree, i)
                    for i, (v, s, d) in enumerate(zip(vals, out_dims, dst))]
         return tree_util.tree_unflatten(out_tree, results)
 
     return vmap_f
+
+
+def _to_elts(leaves, specs, size):
+    """Inside the batch trace: each vmappable argument replaced by its
+    per-example value, as its ``to_elt`` handler builds it (VMAP-108)."""
+    trace = core.current_trace()
+
+    def get_idx():
+        return trace.new(np.arange(size, dtype=np.int32), 0)
+
+    return [_to_elt(trace, get_idx, x, spec) if is_vmappable(x) else x
+            for x, spec in zip(leaves, specs)]
+
+
+def _to_elt(trace, get_idx, x, spec):
+    entry = _vmappables.get(type(x))
+    if entry is not None:
+        return entry[2](functools.partial(_to_elt, trace, get_idx), get_idx, x, spec)
+    if spec is None:
+        return x
+    if type(spec) is not int:
+        raise TypeError(f"vmap in_axes entry {spec!r} of type {type(spec).__name__} "
+                        f"applies to a value of type {type(x).__name__}, which is "
+                        "not a registered vmappable type")
+    core.check_valid_jaxtype(x)
+    return trace.new(x, _canonical_in_axis(spec, x))
+
+
+def _from_elts(leaves, out_axes, out, out_tree, size, resolved):
+    """Inside the batch trace: each vmappable output replaced by the batched
+    value its ``from_elt`` handler builds for its ``out_axes`` entry; their
+    positions are added to ``resolved`` (SPEC VMAP-108)."""
+    trace = core.current_trace()
+    dst = _flatten_out_axes(out_axes, out, out_tree)
+    result = []
+    for i, (x, spec) in enumerate(zip(leaves, dst)):
+        if is_vmappable(x):
+            x = _from_elt(trace, size, x, spec)
+            resolved.add(i)
+        result.append(x)
+    return result
+
+
+def _from_elt(trace, size, x, spec):
+    entry = _vmappables.get(type(x))
+    if entry is not None:
+        return entry[3](functools.partial(_from_elt, trace), size, x, spec)
+    val, bdim = trace.to_batch_info(x)
+    return batching.matchaxis(trace.axis_data, bdim, spec, val)
 
 
 def _fun_name(fun):
@@ -240,10 +330,12 @@ def _move_out(axis_data, val, src, dst, out_axes, out_tree, index):
         full = tree_util.tree_unflatten(out_tree, _broadcast_axes(out_axes, out_tree))
         paths = [p for p, _ in tree_util.tree_flatten_with_path(
             full, is_leaf=_none_is_leaf)[0]]
-        raise mapped_output_error(
-            f"at vmap out_axes{tree_util.keystr(paths[index])}, got "
-            f"axis spec None but output was batched on axis {src}", index,
-            axis_data.name)
+        message = (f"at vmap out_axes{tree_util.keystr(paths[index])}, got "
+                   f"axis spec None but output was batched on axis {src}")
+        if axis_data.name is not None:      # JAX names the axis (VMAP-109)
+            message = (f"vmap has mapped output (axis_name={axis_data.name}) "
+                       "but out_axes is None")
+        raise mapped_output_error(message, index, axis_data.name)
     return batching.matchaxis(axis_data, src, dst, val)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from refjax._src import core, dtypes, lru, mesh
 from refjax._src.core import Primitive, ShapedArray, Tracer, set_current_trace
-from refjax._src.interpreters import batching
+from refjax._src.interpreters import batching, dce
 from refjax._src.interpreters import partial_eval as pe
 
 float0 = dtypes.float0
@@ -396,7 +396,27 @@ def linearize_flat(fun, primals):
                 [t for t, z in zip(out_tangents, out_zero) if not z])
     finally:
         staging.invalidate()
-    return out_primals, closed, in_linear, out_zero
+    return out_primals, _without_dead_code(closed), in_linear, out_zero
+
+
+def _without_dead_code(closed):
+    """The linear jaxpr without tangent work no output needs (a maximum
+    under ``stop_gradient``), and so without its residuals: JAX saves only
+    what the derivative reads (SPEC AD-103).  Only whole top-level equations
+    are dropped: the live ones stay the same objects, so the programs
+    compiled for the jaxprs they hold are reused on the next call."""
+    jaxpr = closed.jaxpr
+    live = {v for v in jaxpr.outvars if type(v) is core.Var}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars) or dce.eqn_effectful(eqn):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is core.Var)
+    if len(kept) == len(jaxpr.eqns):
+        return closed
+    keep = [i for i, v in enumerate(jaxpr.constvars) if v in live]
+    body = jaxpr.replace(eqns=kept[::-1], constvars=[jaxpr.constvars[i] for i in keep])
+    return core.ClosedJaxpr(body, [closed.consts[i] for i in keep])
 
 
 # ---------------------------------------------------------------------------
@@ -624,15 +644,56 @@ def call_partial_eval(prim, new_params):
         closed = params["jaxpr"]
         unknowns = [trace.is_unknown(a) for a in args]
         known, unknown, out_unknown, num_res = partial_eval_jaxpr(closed, unknowns)
-        known_outs = trace.parent.process_primitive(
-            prim, [a for a, u in zip(args, unknowns) if not u], new_params(params, known))
-        n_known = len(known_outs) - num_res
+        known_args = [a for a, u in zip(args, unknowns) if not u]
+        known, unknown, fwd = _forwarding_split(known, unknown, num_res)
+        known_outs = trace.parent.process_primitive(prim, known_args,
+                                                    new_params(params, known))
+        n_known = len(out_unknown) - sum(out_unknown)
+        computed = iter(known_outs[n_known:])
+        residuals = [next(computed) if f is None else known_args[f] if type(f) is int
+                     else f[0] for f in fwd]
         staged = trace.stage(
-            prim, [*known_outs[n_known:], *[a for a, u in zip(args, unknowns) if u]],
+            prim, [*residuals, *[a for a, u in zip(args, unknowns) if u]],
             new_params(params, unknown))
         known_it, staged_it = iter(known_outs[:n_known]), iter(staged)
         return [next(staged_it) if u else next(known_it) for u in out_unknown]
     return rule
+
+
+_fwd_cache = lru.register(weakref.WeakKeyDictionary())
+
+
+def _forwarding_split(known, unknown, num_res):
+    """``(known, unknown, sources)`` with residuals that need no computing
+    taken out of the known call, as JAX does, so they keep their origin
+    (``saved_residuals``, SPEC AD-101): a known input passed through is
+    forwarded (its source is the input's index), and the unknown side's
+    array constants become leading residuals (source ``(value,)``), seen
+    by the caller as constants.  Other sources are None.  Cached."""
+    return _cached(_fwd_cache, known, (unknown, num_res),
+                   lambda k, key: _build_forwarding_split(k, *key))
+
+
+def _build_forwarding_split(known, unknown, num_res):
+    kj, uj = known.jaxpr, unknown.jaxpr
+    n_known = len(kj.outvars) - num_res
+    index = {v: i for i, v in enumerate(kj.invars)}
+    res_vars = kj.outvars[n_known:]
+    fwd = [index.get(v) if type(v) is core.Var else None for v in res_vars]
+    hoist = [isinstance(c, (core.Array, np.ndarray)) and len(c.shape) > 0
+             and not dtypes.issubdtype(c.dtype, dtypes.extended)
+             for c in unknown.consts]
+    if not any(f is not None for f in fwd) and not any(hoist):
+        return known, unknown, [None] * num_res
+    known = core.ClosedJaxpr(kj.replace(outvars=kj.outvars[:n_known] + [
+        v for v, f in zip(res_vars, fwd) if f is None]), known.consts)
+    hoisted = [v for v, h in zip(uj.constvars, hoist) if h]
+    consts = [(c,) for c, h in zip(unknown.consts, hoist) if h]
+    unknown = core.ClosedJaxpr(uj.replace(
+        constvars=[v for v, h in zip(uj.constvars, hoist) if not h],
+        invars=hoisted + list(uj.invars)),
+        [c for c, h in zip(unknown.consts, hoist) if not h])
+    return known, unknown, consts + fwd
 
 
 def call_transpose(prim, new_params):

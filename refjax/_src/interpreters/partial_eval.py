@@ -22,6 +22,7 @@ from refjax._src import config as _config
 from refjax._src import core, tree_util
 from refjax._src.array import ArrayImpl
 from refjax._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var
+from refjax._src.interpreters import dce
 
 
 class DynamicJaxprTracer(Tracer):
@@ -97,7 +98,15 @@ class DynamicJaxprTrace(core.Trace):
     # -- recording --------------------------------------------------------------
     def process_primitive(self, primitive, args, params):
         invars = [self.to_atom(a) for a in args]
+        if primitive.abstract_eval is None:
+            raise NotImplementedError(
+                f"Abstract evaluation for '{primitive.name}' not implemented")
         avals_out = primitive.abstract_eval(*[v.aval for v in invars], **params)
+        if isinstance(avals_out, (tuple, list)) != bool(primitive.multiple_results):
+            # A user rule's type must fit multiple_results (SPEC EXT-13).
+            raise ValueError(
+                f"{primitive.name}.abstract_eval() method should return a tuple or "
+                f"a list iff {primitive.name}.multiple_results.")
         return self.add_equation(primitive, invars, avals_out, params)
 
     def add_equation(self, primitive, invars, avals_out, params):
@@ -286,3 +295,145 @@ def closure_convert(closed):
         return closed, []
     new = jaxpr.replace(constvars=keep_vars, invars=hoisted_vars + jaxpr.invars)
     return ClosedJaxpr(new, keep_vals), hoisted_vals
+
+
+# ---------------------------------------------------------------------------
+# Policy-driven partial evaluation (``jax.checkpoint``, SPEC AD-97)
+# ---------------------------------------------------------------------------
+
+def partial_eval_jaxpr_custom(jaxpr, in_unknowns, in_inst, ensure_out_unknowns,
+                              ensure_out_inst, saveable):
+    """Split the open ``jaxpr`` into a known and a staged half, deciding for
+    each known value the staged half reads whether it is *saved* (a
+    residual) or *recomputed* there.
+
+    Each variable carries two flags: unknown (computed only by the staged
+    half) and instantiated (available in the staged half).  An equation
+    with an unknown operand is staged; an all-known one runs in the known
+    half, and is also copied into the staged half unless ``saveable(prim,
+    *avals, **params)`` answers True (or it is effectful).  A primitive
+    holding jaxprs may split itself with ``prim.partial_eval_custom(
+    saveable, unks_in, inst_in, eqn) -> (known eqn or None, staged eqn or
+    None, unks_out, inst_out, residual vars)``.
+
+    Returns ``(known, staged, out_unknowns, out_inst, num_res)``: ``known``
+    maps the known inputs to the known outputs then the residuals; ``staged``
+    maps the residuals then the instantiated inputs to the instantiated
+    outputs.  Both keep ``jaxpr``'s constvars (SPEC AD-97)."""
+    n_out = len(jaxpr.outvars)
+    in_inst = _flags(in_inst, len(jaxpr.invars))
+    ensure_out_unknowns = _flags(ensure_out_unknowns, n_out)
+    ensure_out_inst = _flags(ensure_out_inst, n_out)
+    env = {v: (False, True) for v in jaxpr.constvars}
+    env.update((v, (u, i)) for v, u, i in zip(jaxpr.invars, in_unknowns, in_inst))
+    residuals = {}          # an ordered set
+
+    def read(x):
+        return env[x] if type(x) is Var else (False, True)
+
+    def instantiate(x, inst):
+        if type(x) is Var and not inst:
+            residuals[x] = None
+
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        unks_in, inst_in = zip(*map(read, eqn.invars)) if eqn.invars else ((), ())
+        rule = getattr(eqn.primitive, "partial_eval_custom", None)
+        if rule is not None:
+            known, staged, unks_out, inst_out, res = rule(saveable, list(unks_in),
+                                                          list(inst_in), eqn)
+            known is not None and known_eqns.append(known)
+            staged is not None and staged_eqns.append(staged)
+            residuals.update((r, None) for r in res)
+            env.update((v, (u, i)) for v, u, i in zip(eqn.outvars, unks_out, inst_out))
+        elif any(unks_in):
+            for x, inst in zip(eqn.invars, inst_in):
+                instantiate(x, inst)
+            staged_eqns.append(eqn)
+            env.update((v, (True, True)) for v in eqn.outvars)
+        else:
+            known_eqns.append(eqn)
+            saved = dce.eqn_effectful(eqn) or saveable(
+                eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params)
+            if not saved:
+                for x, inst in zip(eqn.invars, inst_in):
+                    instantiate(x, inst)
+                staged_eqns.append(eqn)
+            env.update((v, (False, not saved)) for v in eqn.outvars)
+    out_unknowns, out_inst = [], []
+    for x, ens_u, ens_i in zip(jaxpr.outvars, ensure_out_unknowns, ensure_out_inst):
+        unk, inst = read(x)
+        if ens_i:
+            instantiate(x, inst)
+        out_unknowns.append(unk or ens_u)
+        out_inst.append(inst or ens_i)
+    residuals = list(residuals)
+    known = jaxpr.replace(
+        invars=[v for v, u in zip(jaxpr.invars, in_unknowns) if not u],
+        outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns) if not u] + residuals,
+        eqns=known_eqns)
+    staged = jaxpr.replace(
+        invars=residuals + [v for v, i in zip(jaxpr.invars, in_inst) if i],
+        outvars=[v for v, i in zip(jaxpr.outvars, out_inst) if i],
+        eqns=staged_eqns)
+    return known, staged, out_unknowns, out_inst, len(residuals)
+
+
+def _flags(flags, n):
+    return [flags] * n if isinstance(flags, bool) else list(flags)
+
+
+def call_partial_eval_custom(param, known_params, staged_params):
+    """``partial_eval_custom`` rule for a primitive holding one closed jaxpr
+    in ``param`` (``jit``, ``remat2``): split the body with the same policy
+    and bind the primitive twice.  ``known_params(params, closed)`` and
+    ``staged_params(params, closed)`` re-parameterise each half."""
+    def rule(saveable, unks_in, inst_in, eqn):
+        closed = eqn.params[param]
+        known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(
+            closed.jaxpr, unks_in, inst_in, False, False, saveable)
+        n_known = len(known.outvars) - num_res
+        res, fresh, new_res = _forwarded_residuals(known, n_known, eqn, unks_in, inst_in,
+                                                   unks_out, inst_out)
+        known = known.replace(outvars=known.outvars[:n_known] + [
+            v for v, f in zip(known.outvars[n_known:], fresh) if f])
+        eqn_known = eqn.replace(
+            invars=[v for v, u in zip(eqn.invars, unks_in) if not u],
+            outvars=[v for v, u in zip(eqn.outvars, unks_out) if not u]
+            + [r for r, f in zip(res, fresh) if f],
+            params=known_params(eqn.params, ClosedJaxpr(known, closed.consts)))
+        eqn_staged = eqn.replace(
+            invars=res + [v for v, i in zip(eqn.invars, inst_in) if i],
+            outvars=[v for v, i in zip(eqn.outvars, inst_out) if i],
+            params=staged_params(eqn.params, ClosedJaxpr(staged, closed.consts)))
+        not_inst = [v for v, i in zip(eqn.invars, inst_in) if type(v) is Var and not i]
+        return eqn_known, eqn_staged, unks_out, inst_out, not_inst + new_res
+    return rule
+
+
+def _forwarded_residuals(known, n_known, eqn, unks_in, inst_in, unks_out, inst_out):
+    """The outer atoms standing for the body's residuals.  A residual that
+    is a known input, or a known output, of the call is that outer value
+    itself rather than an extra output of the known call, as in JAX, so
+    ``saved_residuals`` names it after its origin (SPEC AD-101).  Returns
+    (atoms, which are fresh outputs, the atoms the caller must save)."""
+    outer_in = {v: (x, i) for v, x, u, i in zip(
+        known.invars, [x for x, u in zip(eqn.invars, unks_in) if not u],
+        [u for u in unks_in if not u], [i for i, u in zip(inst_in, unks_in) if not u])}
+    outer_out = {v: (x, i) for v, x, u, i in zip(
+        known.outvars[:n_known], [x for x, u in zip(eqn.outvars, unks_out) if not u],
+        [u for u in unks_out if not u], [i for i, u in zip(inst_out, unks_out) if not u])}
+    res, fresh, to_save = [], [], []
+    for v in known.outvars[n_known:]:
+        hit = outer_in.get(v) or outer_out.get(v)
+        if hit is None:
+            res.append(Var(v.aval))
+            fresh.append(True)
+            to_save.append(res[-1])
+            continue
+        atom, inst = hit
+        res.append(atom)
+        fresh.append(False)
+        if type(atom) is Var and not inst:
+            to_save.append(atom)
+    return res, fresh, to_save

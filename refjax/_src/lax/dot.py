@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from refjax._src import core, dtypes
+from refjax._src import config, core, dtypes
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad
 from refjax._src.lax import dot_algorithms, lax
@@ -269,22 +269,36 @@ _PRECISION_NAMES = {
 
 
 def _precision_error(precision):
+    # JAX lists its name table, whose last key is None.
+    names = list(_PRECISION_NAMES) + [None]
     return ValueError(
-        "Precision argument must be one of: None, a string in "
-        f"{list(_PRECISION_NAMES)}, a lax.Precision value, or a tuple of two "
-        f"lax.Precision values or strings; but got {precision!r}.")
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {names},\n"
+        "- a lax.Precision value,\n"
+        "- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        "- a lax.DotAlgorithm value;\n"
+        f"but got {precision}.")
 
 
 def _canon_precision(precision):
-    """``None`` or a pair of Precision values (lhs, rhs): a name or a
-    Precision stands for both operands; anything else is a ValueError
-    (SPEC LAX-12)."""
-    if precision is None or dot_algorithms.is_algorithm(precision):
+    """``None``, a pair of Precision values (lhs, rhs), or an algorithm: a
+    name or a Precision stands for both operands, the name of a
+    ``DotAlgorithmPreset`` for that preset; anything else is a ValueError.
+    ``None`` takes ``jax_default_matmul_precision`` when it is set
+    (SPEC LAX-12, LXM-28)."""
+    if precision is None:
+        default = config.default_matmul_precision.value
+        return None if default is None else _canon_precision(default)
+    if dot_algorithms.is_algorithm(precision):
         return precision            # an algorithm is kept whole (SPEC LXM-14)
     if isinstance(precision, str):
-        if precision not in _PRECISION_NAMES:
+        if precision in _PRECISION_NAMES:
+            precision = _PRECISION_NAMES[precision]
+        elif precision in dot_algorithms.DotAlgorithmPreset.__members__:
+            return dot_algorithms.DotAlgorithmPreset[precision]
+        else:
             raise _precision_error(precision)
-        precision = _PRECISION_NAMES[precision]
     if isinstance(precision, Precision):
         return (precision, precision)
     if isinstance(precision, (tuple, list)) and len(precision) == 2:

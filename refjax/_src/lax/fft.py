@@ -36,12 +36,34 @@ _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
 fft_p = Primitive("fft")
 
 
+def _check_fft_operand(x, fft_type, fft_lengths):
+    """JAX's checks of the operand's dtype and trailing axes (SPEC LXM-34):
+    FFT, IFFT and RFFT transform axes of exactly ``fft_lengths``; IRFFT's
+    last axis holds a half spectrum, so only the others are compared."""
+    minor = x.shape[x.ndim - len(fft_lengths):]
+    if fft_type == FftType.RFFT:
+        if x.dtype not in _COMPLEX_OF:
+            raise ValueError(f"RFFT input must be float32 or float64, got {x.dtype.name}")
+        if minor != tuple(fft_lengths):
+            raise ValueError(f"RFFT input shape {x.shape} minor dimensions must be "
+                             f"equal to fft_lengths {fft_lengths}")
+    elif fft_type == FftType.IRFFT:
+        if fft_lengths and minor[:-1] != tuple(fft_lengths[:-1]):
+            raise ValueError(f"IRFFT input shape {x.shape} minor dimensions must be "
+                             "equal to all except the last fft_length, got "
+                             f"fft_lengths={fft_lengths}")
+    elif minor != tuple(fft_lengths):
+        raise ValueError(f"{fft_type.name} input shape {x.shape} minor dimensions must "
+                         f"be equal to fft_lengths {fft_lengths}")
+
+
 @fft_p.def_abstract_eval
 def _fft_abstract_eval(x, fft_type, fft_lengths):
     n = len(fft_lengths)
     if x.ndim < n:
-        raise ValueError(f"FFT of rank {n} needs an operand of at least that rank, "
-                         f"got shape {x.shape}")
+        raise ValueError(f"FFT input shape {x.shape} must have at least as many "
+                         f"input dimensions as fft_lengths {fft_lengths}.")
+    _check_fft_operand(x, fft_type, fft_lengths)
     batch = x.shape[:x.ndim - n]
     if any(size < 0 for size in fft_lengths):
         raise ValueError(f"fft_lengths must be non-negative, got {fft_lengths}.")

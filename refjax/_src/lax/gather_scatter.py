@@ -396,7 +396,8 @@ def _default_fill_value(dtype):
     if dtype == dtypes.bool_:
         return True
     if dtypes.is_extended(dtype):
-        return 0        # key data of zeros (RNG-20)
+        # Key data of all ones bits, as JAX fills uint32 (RNG-107).
+        return int(np.iinfo(np.uint32).max)
     raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
 
 

@@ -16,20 +16,23 @@ Implementations receive backend buffers and return buffers of the dtype the
 abstract evaluation promised; ``core.apply_primitive`` wraps them.
 """
 import builtins
-import enum
 import math
 import operator
 
 import numpy as np
 
 from refjax._src import backend as _backend
-from refjax._src import core, dtypes, mesh
+from refjax._src import casting, core, dtypes, mesh, placement
 from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.fperrors import quiet
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
-from refjax._src.lax import xla_cpu_math
+from refjax._src.lax import bitcast, xla_cpu_math
+from refjax._src.lax.arith_kernels import (
+    RoundingMethod, div_kernel, rem_kernel, round_kernel,
+)
+from refjax._src.lax.dot_algorithms import AccuracyMode, Tolerance
 
 
 def _xp():
@@ -102,6 +105,9 @@ def _check_dtype(name, dtype, classes, position=None):
     """TypeError in JAX's words; n-ary operations name the operand position."""
     if not _accepts(dtype, classes):
         at = "" if position is None else f" at position {position}"
+        if dtype == dtypes.float0:
+            raise TypeError(f"Called {name} with a float0{at}. "
+                            + dtypes.FLOAT0_NO_OPERATIONS.format(comma=","))
         raise TypeError(f"{name} does not accept dtype {dtype.name}{at}. Accepted "
                         f"dtypes{at} are subtypes of {_class_names(classes)}.")
 
@@ -249,17 +255,20 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
 
     ``result_dtype(dtype)`` gives the output dtype (default: the input's);
     comparisons and ``abs`` of complex use it.  Outputs are weak only when
-    every operand is weak (SPEC DT-3).
+    every operand is weak (SPEC DT-3).  With ``out_dtype_param``, an
+    ``out_dtype`` lets the operands' dtypes differ: they are converted to it
+    before the operation (SPEC LXM-23).
     """
     prim = Primitive(name)
 
-    def abstract_eval(*avals, **params):
+    def abstract_eval(*avals, out_dtype=None, **params):
         for i, a in enumerate(avals):
             _check_dtype(name, a.dtype, classes, i if len(avals) > 1 else None)
-        if len(avals) > 1:
+        if len(avals) > 1 and out_dtype is None:
             _check_same_dtypes(name, avals)
         shape = _broadcast_shape(name, avals)
         dt = avals[0].dtype if result_dtype is None else result_dtype(avals[0].dtype)
+        dt = dt if out_dtype is None else out_dtype
         weak = _all_weak(avals)
         return ShapedArray(shape, dt, weak)
 
@@ -270,12 +279,13 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
     def impl_(*bufs, **params):
         if params and checked:
             _check_accuracy(params)
-        return quiet(impl, *bufs)   # XLA never warns (SPEC LAX-10)
+        # XLA never warns (SPEC LAX-10)
+        return quiet(_converting(impl, params.get("out_dtype")), *bufs)
 
     def specialize(avals_in, avals_out, **params):
         if params and checked:
             _check_accuracy(params)
-        return impl
+        return _converting(impl, params.get("out_dtype"))
 
     prim.def_abstract_eval(abstract_eval)
     prim.def_impl(impl_)
@@ -293,13 +303,24 @@ def naryop(name, classes, impl, result_dtype=None, accuracy=False,
     return prim
 
 
+def _converting(impl, out_dtype):
+    """``impl`` applied to its operands converted to ``out_dtype`` (the
+    identity when it is None) (SPEC LXM-23)."""
+    if out_dtype is None:
+        return impl
+
+    def kernel(*bufs):
+        return impl(*(casting.convert(b, b.dtype, out_dtype) for b in bufs))
+    return kernel
+
+
 def _check_accuracy(params):
-    """refjax computes every function one way, so an ``accuracy`` request
-    can be met by none of its kernels: running (not tracing) an operation
-    with ``accuracy`` set is JAX's ``NotImplementedError`` for a value it
-    does not know (SPEC LAX-12)."""
+    """XLA's CPU backend computes every function one way, so it accepts any
+    ``AccuracyMode`` or ``Tolerance`` and ignores it; running (not tracing)
+    an operation with any other ``accuracy`` value is JAX's
+    ``NotImplementedError`` (SPEC LXM-27)."""
     accuracy = params.get("accuracy")
-    if accuracy is not None:
+    if accuracy is not None and not isinstance(accuracy, (AccuracyMode, Tolerance)):
         raise NotImplementedError(f"Accuracy {accuracy} not supported")
 
 
@@ -328,8 +349,11 @@ def _unary(name, classes, impl, accuracy=False, result_dtype=None):
 def _binary(name, classes, impl, result_dtype=None, out_dtype_param=False):
     prim = naryop(name, classes, impl, result_dtype, out_dtype_param=out_dtype_param)
     if out_dtype_param:
-        def fn(x, y):
-            return prim.bind(x, y, out_dtype=None)
+        def fn(x, y, *, out_dtype=None):
+            if out_dtype is not None:
+                core.get_aval(x), core.get_aval(y)   # operands are read first
+                out_dtype = required_dtype(out_dtype, name)
+            return prim.bind(x, y, out_dtype=out_dtype)
     else:
         def fn(x, y):
             return prim.bind(x, y)
@@ -342,12 +366,6 @@ def _logistic(x):
     xp = _xp()
     return 1 / (1 + xp.exp(-x))
 
-
-def _round_impl(x, rounding_method):
-    xp = _xp()
-    if int(rounding_method) == RoundingMethod.TO_NEAREST_EVEN:
-        return xp.round(x)
-    return xp.sign(x) * xp.floor(xp.abs(x) + x.dtype.type(0.5))
 
 
 _fp = _float + _complex
@@ -368,7 +386,9 @@ def _xla_cpu(name, float32_kernel, float64_kernel=None, other=None):
     return kernel
 
 # Each operation is followed by its JVP rule, JAX's formula (SPEC AD-20);
-# rules given the output ``ans`` (defjvp2) reuse it as JAX does.
+# rules given the output ``ans`` (defjvp2) reuse it as JAX does.  With
+# ``accuracy=AccuracyMode.HIGHEST`` the rules of expm1, tanh and logistic
+# avoid the cancellation in ``ans + 1`` and ``1 - ans`` (SPEC LXM-27).
 neg_p, neg = _unary("neg", _num, lambda x: -x)
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 sign_p, sign = _unary("sign", _num, lambda x: _xp().sign(x))
@@ -387,14 +407,25 @@ ad.defjvp2(exp2_p, lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)))
 log_p, log = _unary("log", _fp, _xla_cpu("log", xla_cpu_math.log_f32), accuracy=True)
 ad.defjvp(log_p, lambda g, x, **_: div(g, x))
 expm1_p, expm1 = _unary("expm1", _fp, lambda x: _xp().expm1(x), accuracy=True)
-ad.defjvp2(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(ans, 1))))
-log1p_p, log1p = _unary("log1p", _fp, _xla_cpu("log1p", xla_cpu_math.log1p_f32,
-                                               xla_cpu_math.log1p_f64), accuracy=True)
+ad.defjvp2(expm1_p, lambda g, ans, x, accuracy: mul(g, (
+    exp(x, accuracy=accuracy) if accuracy is AccuracyMode.HIGHEST
+    else add(ans, _const(ans, 1)))))
+log1p_p, log1p = _unary("log1p", _fp, _xla_cpu(
+    "log1p", xla_cpu_math.log1p_f32, xla_cpu_math.log1p_f64,
+    # complex operands as XLA; bfloat16 (NumPy kind 'V') with the backend's
+    lambda z: xla_cpu_math.log1p_complex(_xp(), z) if z.dtype.kind == "c"
+    else _xp().log1p(z)), accuracy=True)
 ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
 tanh_p, tanh = _unary("tanh", _fp, lambda x: _xp().tanh(x), accuracy=True)
-ad.defjvp2(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
+ad.defjvp2(tanh_p, lambda g, ans, x, accuracy: (
+    mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
+                                 logistic(mul(_const(x, -2), x), accuracy=accuracy))))
+    if accuracy is AccuracyMode.HIGHEST
+    else mul(add(g, mul(g, ans)), sub(_const(x, 1), ans))))
 logistic_p, logistic = _unary("logistic", _fp, _logistic, accuracy="ignored")
-ad.defjvp2(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, sub(_const(ans, 1), ans))))
+ad.defjvp2(logistic_p, lambda g, ans, x, accuracy: mul(g, mul(ans, (
+    logistic(neg(x)) if accuracy is AccuracyMode.HIGHEST
+    else sub(_const(ans, 1), ans)))))
 sin_p, sin = _unary("sin", _fp, lambda x: _xp().sin(x), accuracy=True)
 ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 cos_p, cos = _unary("cos", _fp, lambda x: _xp().cos(x), accuracy=True)
@@ -540,8 +571,18 @@ def _conj_transpose(ct, x, input_dtype):
 ad.deflinear(conj_p, _conj_transpose)
 
 
+def _abs_result_dtype(dt):
+    """Complex gives its real dtype; narrow signed ints are refused, as in
+    JAX (SPEC LXM-30)."""
+    if dt.name in ("int2", "int4"):
+        raise TypeError(f"abs does not accept dtype {dt.name}. Support for narrow-width "
+                        "integers is platform-dependent and limited to a few specific "
+                        "operations, e.g. basic arithmetic and type casting.")
+    return _real_dtype(dt)
+
+
 abs_p = naryop("abs", _signedint + _fp, lambda x: _xp().abs(x),
-               result_dtype=_real_dtype)
+               result_dtype=_abs_result_dtype)
 
 
 def abs(x):  # noqa: A001 - mirrors lax.abs
@@ -561,17 +602,8 @@ def _abs_jvp(g, ans, x):
 ad.defjvp2(abs_p, _abs_jvp)
 
 
-class RoundingMethod(enum.IntEnum):
-    """How ``lax.round`` breaks ties (``round[rounding_method=0]``)."""
-    AWAY_FROM_ZERO = 0
-    TO_NEAREST_EVEN = 1
-
-    def __str__(self):
-        return str(int(self))
-
-
 round_p = Primitive("round")
-round_p.def_impl(_round_impl)
+round_p.def_impl(round_kernel)
 
 
 @round_p.def_abstract_eval
@@ -659,29 +691,6 @@ integer_pow_p.sharding_rule = mesh.elementwise_sharding_rule
 
 # Binary operations -------------------------------------------------------
 
-def _int_div(x, y):
-    """C-style division truncating toward zero, XLA's answers for y == 0."""
-    xp = _xp()
-    if x.dtype.kind not in "iu":
-        return x / y
-    zero = y == 0
-    safe = xp.where(zero, 1, y).astype(x.dtype)
-    q = xp.floor_divide(x, safe)
-    if x.dtype.kind == "i":
-        fix = (xp.remainder(x, safe) != 0) & ((x < 0) != (safe < 0))
-        q = q + fix.astype(x.dtype)
-    return xp.where(zero, xp.asarray(-1).astype(x.dtype), q).astype(x.dtype)
-
-
-def _int_rem(x, y):
-    xp = _xp()
-    if x.dtype.kind not in "iu":
-        return xp.fmod(x, y)
-    zero = y == 0
-    safe = xp.where(zero, 1, y).astype(x.dtype)
-    return xp.where(zero, x, xp.fmod(x, safe)).astype(x.dtype)
-
-
 def _pow_impl(x, y):
     return _xp().power(x, y)
 
@@ -760,10 +769,18 @@ sub_p, sub = _binary("sub", _num, lambda x, y: x - y)
 sub_p.jvp = _additive_jvp(sub_p, sub, neg)
 sub_p.transpose = _linear_unbroadcast_transpose([lambda ct: ct, neg])
 mul_p, mul = _binary("mul", _num, lambda x, y: x * y, out_dtype_param=True)
-ad.defbilinear(mul_p,
-               lambda ct, x, y, out_dtype: _unbroadcast(x.aval, mul(ct, y)),
-               lambda ct, x, y, out_dtype: _unbroadcast(y.aval, mul(x, ct)))
-div_p, div = _binary("div", _num, _int_div)
+
+
+def _mul_transpose(ct, x, y, out_dtype, operand):
+    """The cotangent of the linear ``operand``, in its dtype when ``out_dtype``
+    was given (SPEC LXM-23)."""
+    cast = None if out_dtype is None else operand.aval.dtype
+    return _unbroadcast(operand.aval, mul(ct, y if operand is x else x, out_dtype=cast))
+
+
+ad.defbilinear(mul_p, lambda ct, x, y, out_dtype: _mul_transpose(ct, x, y, out_dtype, x),
+               lambda ct, x, y, out_dtype: _mul_transpose(ct, x, y, out_dtype, y))
+div_p, div = _binary("div", _num, div_kernel)
 ad.defjvp(div_p, lambda g, x, y: div(g, y),
           lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 
@@ -779,7 +796,7 @@ def _div_transpose(ct, x, y):
 
 
 div_p.transpose = _div_transpose
-rem_p, rem = _binary("rem", _int + _float, _int_rem)
+rem_p, rem = _binary("rem", _int + _float, rem_kernel)
 # d/dy rem(x, y) = -trunc(x / y), written as JAX writes it.
 ad.defjvp(rem_p, lambda g, x, y: _bcast_to(g, _out_shape(x, y)),
           lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
@@ -1177,8 +1194,7 @@ def _convert_abstract_eval(x, new_dtype, weak_type, sharding):
 
 @convert_element_type_p.def_impl
 def _convert_impl(x, new_dtype, weak_type, sharding):
-    from refjax._src.casting import convert
-    return convert(x, x.dtype, new_dtype)
+    return casting.convert(x, x.dtype, new_dtype)
 
 
 convert_element_type_p.pp_params = lambda p: {k: v for k, v in p.items()
@@ -1189,14 +1205,24 @@ def convert_element_type(operand, new_dtype):
     """Cast to ``new_dtype`` with XLA's rules (SPEC DT-13); never weak.
 
     ``new_dtype=None`` is a ValueError; a Python complex with a real
-    ``new_dtype`` NumPy's TypeError (SPEC LAX-17).  A Python int outside the int32 range
-    converts straight to a float, complex or bool ``new_dtype`` (it need not
-    fit an integer type first), as in JAX (SPEC LAX-12)."""
+    ``new_dtype`` NumPy's TypeError (SPEC LAX-17).  A Python int outside the
+    int32 range is cast as :func:`_big_int_cast` says (SPEC LXM-31)."""
     if new_dtype is None:
         raise ValueError("dtype must be specified.")
     if type(operand) is int and operand not in _INT32_RANGE:
-        operand = big_int_to(operand, new_dtype)
+        operand = _big_int_cast(operand, new_dtype)
     return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def _big_int_cast(value, new_dtype):
+    """A Python int outside the int32 range, cast as NumPy casts it: straight
+    to a float, complex or bool ``new_dtype`` (SPEC LAX-12), and modulo
+    2**bits to an integer one (``2**32`` to int32 is 0); beyond 64 bits it is
+    NumPy's OverflowError (SPEC LXM-31)."""
+    target = dtypes.to_dtype(new_dtype)
+    if dtypes.issubdtype(target, np.integer) and dtypes.is_valid_jax_dtype(target):
+        return np.asarray(value).astype(target)
+    return big_int_to(value, new_dtype)
 
 
 def big_int_to(operand, new_dtype):
@@ -1366,65 +1392,9 @@ convert_element_type_p.sharding_rule = mesh.elementwise_sharding_rule
 convert_element_type_p.key_reuse = kr.FORWARD   # SPEC RNG-66
 
 
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
-
-
-@bitcast_convert_type_p.def_abstract_eval
-def _bitcast_abstract_eval(x, new_dtype):
-    old, new = x.dtype.itemsize, new_dtype.itemsize
-    if old == new:
-        shape = x.shape
-    elif old > new:
-        shape = x.shape + (old // new,)
-    else:
-        if not x.shape or x.shape[-1] != new // old:
-            raise TypeError(f"Attempting to convert array of shape {x.shape} "
-                            f"from {x.dtype.name} of size {old} to {new_dtype.name} "
-                            f"of size {new}, but the last dimension should be "
-                            f"{new // old}.")
-        shape = x.shape[:-1]
-    return ShapedArray(shape, new_dtype)
-
-
-@bitcast_convert_type_p.def_impl
-def _bitcast_impl(x, new_dtype):
-    x = x.copy()  # C-contiguous, and keeps 0-d arrays 0-d
-    if x.dtype.itemsize == new_dtype.itemsize:
-        return x.view(new_dtype)
-    if x.dtype.itemsize > new_dtype.itemsize:
-        # Viewing a trailing axis of length 1 splits each element's bytes
-        # along it; NumPy refuses to change the itemsize of a 0-d view.
-        return x.reshape(x.shape + (1,)).view(new_dtype)
-    return x.view(new_dtype).reshape(x.shape[:-1])
-
-
-def bitcast_convert_type(operand, new_dtype):
-    """Reinterpret the bits of ``operand`` as ``new_dtype``; PRNG keys have
-    no bits to reinterpret (ValueError, as in JAX; SPEC LAX-12)."""
-    old_dtype = core.get_aval(operand).dtype
-    if dtypes.is_extended(old_dtype):
-        raise ValueError(f"unexpected input: dtype={old_dtype}; use "
-                         "jax.random.key_data to get a key's bits.")
-    new_dtype = required_dtype(new_dtype, "bitcast_convert_type")
-    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
-
-
-ad.defjvp_zero(bitcast_convert_type_p)
-
-
-def _bitcast_batch(axis_data, vals, dims, *, new_dtype):
-    """Each element is reinterpreted alone (SPEC VMAP-31).  A wider new dtype
-    consumes the operand's last axis, which must then not be the batch
-    axis: a batch axis there is moved to the front first.  A narrower one
-    appends an axis, after the batch axis wherever it is."""
-    (x,), (bdim,) = vals, dims
-    aval = core.get_aval(x)
-    if new_dtype.itemsize > aval.dtype.itemsize and bdim == aval.ndim - 1:
-        x, bdim = batching.moveaxis(x, bdim, 0), 0
-    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), bdim
-
-
-bitcast_convert_type_p.batch = _bitcast_batch
+# Reinterpreting bits lives in its own module (SPEC LXM-32).
+bitcast_convert_type_p = bitcast.bitcast_convert_type_p
+bitcast_convert_type = bitcast.bitcast_convert_type
 
 
 # ---------------------------------------------------------------------------
@@ -1443,11 +1413,11 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 
 def _big_int_as(value, dtype):
-    """A Python int beyond int32 converted straight to a requested float,
-    complex or bool ``dtype``, as JAX converts fill values (SPEC LAX-17)."""
+    """A Python int beyond int32 cast to a requested ``dtype`` as
+    ``convert_element_type`` casts it, as JAX casts fill values (SPEC LAX-17)."""
     if type(value) is int and value not in _INT32_RANGE and dtype is not None \
             and not dtypes.is_extended(dtype):
-        return big_int_to(value, dtype)
+        return _big_int_cast(value, dtype)
     return value
 
 
@@ -1456,6 +1426,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     if x is None:
         raise _none_operand()
     aval = core.get_aval(x)
+    keep_place = shape is None and sharding is None
     shape = aval.shape if shape is None else shapes._static_shape(shape)
     if np.shape(fill_value):
         raise TypeError(f"full must be called with scalar fill_value, got "
@@ -1463,7 +1434,11 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak = dtype is None and aval.weak_type
     target = aval.dtype if dtype is None else dtype
     fill = _convert_element_type(_big_int_as(fill_value, target), target, weak)
-    return shapes.broadcast(fill, shape)
+    out = shapes.broadcast(fill, shape)
+    # A committed array's copy-alike stays where it is, as in JAX (NP-226).
+    if keep_place and not weak and getattr(x, "_committed", False):
+        out = placement.device_put(out, x.sharding)
+    return out
 
 
 def reciprocal(x):

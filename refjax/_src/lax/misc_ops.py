@@ -474,6 +474,13 @@ def composite(decomposition, name, version=0):
         avals = [core.get_aval(x) for x in leaves]
         closed, consts, out_tree = common.trace_to_jaxpr(
             functools.partial(decomposition, **kwargs), in_tree, avals, name)
+        if builtins.any(isinstance(c, Tracer) for c in consts):
+            raise UnexpectedTracerError(    # SPEC LXM-33
+                "Found a JAX Tracer as a constant in the decomposition for the "
+                f"composite op '{name}'. This means that the decomposition function "
+                "closes over a value that is involved in a JAX transformation. "
+                "Any values that aren't explicitly known at compile time must be "
+                "explicitly passed as arguments to the composite.")
         attributes = tuple((k, tuple(tree_util.tree_leaves(v)), tree_util.tree_structure(v))
                            for k, v in kwargs.items())
         outs = composite_p.bind(*consts, *leaves, name=name, attributes=attributes,

@@ -69,43 +69,69 @@ def _mode(dn):
     return "batch" if r in lb else "contracting" if r in lc else "free"
 
 
+def _check_in_range(dim, rank, what, operand):
+    if not 0 <= dim < rank:
+        raise TypeError(f"ragged_dot_general requires {what} numbers to be nonnegative "
+                        f"and less than the number of axes of the {operand} value, got "
+                        f"{dim} for {operand} of rank {rank}.")
+
+
+def _prefix_dims(lhs_ndim, dn):
+    """The lhs axes a multi-dimensional ``group_sizes`` runs along (before its
+    last, group axis): the batch axes, then the axes of the ragged axis'
+    kind (free or contracting) that come before it (SPEC LXM-36)."""
+    (lc, _), (lb, _) = dn.dot_dimension_numbers
+    r, = dn.lhs_ragged_dimensions
+    free = [d for d in range(lhs_ndim) if d not in lc and d not in lb]
+    mode = _mode(dn)
+    if mode == "batch":
+        return tuple(lb[:list(lb).index(r)])
+    same_kind = list(lc) if mode == "contracting" else free
+    return tuple(lb) + tuple(same_kind[:same_kind.index(r)])
+
+
 def _check(lhs, rhs, group_sizes, dn):
-    """JAX's shape rules for a ragged dot's operands (SPEC LXM-15)."""
+    """JAX's shape rules for a ragged dot's operands, in JAX's order and
+    words (SPEC LXM-15, LXM-36)."""
     if len(dn.lhs_ragged_dimensions) != 1:
-        raise ValueError("ragged_dot_general expects exactly one lhs ragged dimension, "
-                         f"got {len(dn.lhs_ragged_dimensions)}.")
+        raise TypeError("ragged_dot_general expects exactly one lhs ragged dimension.")
+    r, = dn.lhs_ragged_dimensions
+    _check_in_range(r, lhs.ndim, "lhs ragged dimension", "lhs")
+    if group_sizes.ndim == 0:
+        raise TypeError("expected rank of group_sizes to be >=1.")
+    if group_sizes.ndim != 1:
+        expected = tuple(lhs.shape[d] for d in _prefix_dims(lhs.ndim, dn))
+        expected += (group_sizes.shape[-1],)
+        if group_sizes.shape != expected:
+            raise TypeError(f"expected group_sizes to have shape {expected}, "
+                            f"got {group_sizes.shape}.")
+    _check_group_dimension(rhs, group_sizes.shape[-1], dn)
     if not dtypes.issubdtype(group_sizes.dtype, np.integer):
         raise TypeError("ragged_dot_general requires that group_sizes.dtype is "
                         f"subtype of np.integer, but got {group_sizes.dtype}")
-    r, = dn.lhs_ragged_dimensions
-    if not 0 <= r < lhs.ndim:
-        raise TypeError("ragged_dot_general requires lhs ragged dimension numbers to be "
-                        "nonnegative and less than the number of axes of the lhs value, "
-                        f"got {r} for lhs of rank {lhs.ndim}.")
-    if _mode(dn) == "free" and len(dn.rhs_group_dimensions) == 1:
-        gd, = dn.rhs_group_dimensions
-        if not 0 <= gd < rhs.ndim:
-            raise TypeError("ragged_dot_general requires rhs group dimension numbers to "
-                            "be nonnegative and less than the number of axes of the rhs "
-                            f"value, got {gd} for rhs of rank {rhs.ndim}.")
-        if group_sizes.shape != (rhs.shape[gd],):
-            raise TypeError(f"expected group_sizes to have shape ({rhs.shape[gd]},), "
-                            f"got {group_sizes.shape}.")
-    if group_sizes.ndim != 1:
-        raise NotImplementedError("refjax supports one-dimensional group_sizes only")
-    g = group_sizes.shape[0]
-    if _mode(dn) == "free":
-        if len(dn.rhs_group_dimensions) != 1:
-            raise ValueError("ragged_dot_general requires exactly one rhs group "
-                             "dimension when the ragged dimension is not contracted.")
-        gd, = dn.rhs_group_dimensions
-        if rhs.shape[gd] != g:
-            raise TypeError("ragged_dot_general requires that "
-                            "rhs.shape[rhs_group_dimensions[0]] == group_sizes.shape[-1], "
-                            f"got {rhs.shape[gd]} and {g}.")
-    elif dn.rhs_group_dimensions:
-        raise ValueError("ragged_dot_general requires rhs_group_dimensions to be empty "
-                         "when the ragged dimension is a batch or contracting dimension.")
+
+
+def _check_group_dimension(rhs, groups, dn):
+    """A free ragged axis needs one rhs group axis of ``groups`` entries,
+    apart from rhs's contracting and batch axes; the other kinds none."""
+    group_dims = dn.rhs_group_dimensions
+    if _mode(dn) != "free":
+        if group_dims:
+            raise TypeError("ragged_dot_general requires zero group dimensions in the "
+                            "rhs when lhs ragged dimension is contracting or batch.")
+        return
+    if len(group_dims) != 1:
+        raise TypeError("ragged_dot_general requires exactly one rhs group dimension "
+                        "when lhs ragged dimension is noncontracting.")
+    gd, = group_dims
+    _check_in_range(gd, rhs.ndim, "rhs group dimension", "rhs")
+    (_, rc), (_, rb) = dn.dot_dimension_numbers
+    if gd in rc or gd in rb:
+        raise TypeError("ragged_dot_general requires rhs group dimension numbers to be "
+                        "distinct from contracting and batch dimensions.")
+    if rhs.shape[gd] != groups:
+        raise TypeError(f"expected rhs group dimension size to be {groups}, "
+                        f"got {rhs.shape[gd]}.")
 
 
 def _plain_dn(lhs_ndim, rhs_ndim, dn):
@@ -119,14 +145,18 @@ def _plain_dn(lhs_ndim, rhs_ndim, dn):
 
 
 def _membership(group_sizes, size, dtype):
-    """``m[s, g]``: 1 where row ``s`` of the ragged dimension is in group
-    ``g`` (groups are consecutive, in order), else 0."""
+    """``m[p..., s, g]``: 1 where row ``s`` of the ragged dimension is in
+    group ``g`` (groups are consecutive, in order) of the group sizes
+    ``group_sizes[p..., :]``, else 0."""
     gs = lax.convert_element_type(group_sizes, np.int32)
-    ends = reductions.cumsum(gs, 0)
+    shape = core.get_aval(gs).shape
+    ends = reductions.cumsum(gs, len(shape) - 1)
     starts = lax.sub(ends, gs)
-    rows = shapes.broadcasted_iota(np.int32, (size, gs.shape[0]), 0)
-    inside = lax.bitwise_and(lax.ge(rows, shapes.broadcast_in_dim(starts, rows.shape, (1,))),
-                             lax.lt(rows, shapes.broadcast_in_dim(ends, rows.shape, (1,))))
+    out_shape = shape[:-1] + (size, shape[-1])
+    rows = shapes.broadcasted_iota(np.int32, out_shape, len(shape) - 1)
+    spread = tuple(range(len(shape) - 1)) + (len(shape),)
+    inside = lax.bitwise_and(lax.ge(rows, shapes.broadcast_in_dim(starts, out_shape, spread)),
+                             lax.lt(rows, shapes.broadcast_in_dim(ends, out_shape, spread)))
     return lax.convert_element_type(inside, dtype)
 
 
@@ -138,14 +168,16 @@ def _decomposed(lhs, rhs, group_sizes, *, ragged_dot_dimension_numbers, precisio
     lhs_aval = core.get_aval(lhs)
     mask = _membership(group_sizes, lhs_aval.shape[r], lhs_aval.dtype)
     ndim = lhs_aval.ndim
+    # The mask's leading axes follow the lhs axes ``group_sizes`` runs along.
+    prefix = _prefix_dims(ndim, dn) if core.get_aval(group_sizes).ndim > 1 else ()
     mode = _mode(dn)
     if mode == "batch":
-        rows = reductions.reduce_max(mask, (1,))
-        lhs = lax.mul(lhs, shapes.broadcast_in_dim(rows, lhs_aval.shape, (r,)))
+        rows = reductions.reduce_max(mask, (mask.ndim - 1,))
+        lhs = lax.mul(lhs, shapes.broadcast_in_dim(rows, lhs_aval.shape, prefix + (r,)))
     else:
-        shape = lhs_aval.shape + (mask.shape[1],)
+        shape = lhs_aval.shape + (mask.shape[-1],)
         lhs = lax.mul(shapes.broadcast_in_dim(lhs, shape, tuple(range(ndim))),
-                      shapes.broadcast_in_dim(mask, shape, (r, ndim)))
+                      shapes.broadcast_in_dim(mask, shape, prefix + (r, ndim)))
     out = lax_dot.dot_general(lhs, rhs, _plain_dn(ndim, core.get_aval(rhs).ndim, dn),
                               precision, preferred_element_type)
     if mode != "contracting":

@@ -28,15 +28,23 @@ from refjax._src.lax.lax import (
 )
 
 
+def check_reduction_axes(aval, axes):
+    """Reduction axes are distinct and in range, else JAX's ValueError
+    (SPEC LXM-25)."""
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    if builtins.any(not 0 <= a < aval.ndim for a in axes):
+        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices "
+                         f"for {aval.str_short()}.")
+
+
 def _reduction(name, classes, impl, extra_params=(), check=None):
     prim = Primitive(name)
     prim.sharding_rule = mesh.reduce_sharding_rule    # SPEC SHD-38
 
     def abstract_eval(x, axes, **params):
         _check_dtype(name, x.dtype, classes)
-        if builtins.any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
-            raise ValueError(f"{name}: axes {axes} are out of range or repeated "
-                             f"for operand of shape {x.shape}")
+        check_reduction_axes(x, axes)
         if check is not None:
             check(x, axes)
         shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
@@ -225,8 +233,8 @@ def _arg_reduction(name, np_fn):
         if not 0 <= axis < x.ndim:
             raise ValueError(f"Invalid axis {axis} for operand shape {x.shape}")
         if x.shape[axis] == 0:
-            raise ValueError(f"{name} on an empty axis is undefined: axis {axis} "
-                             f"of shape {x.shape}")
+            raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={x.shape} axis={axis}")
         return ShapedArray(_reduced_shape(x.shape, axes), index_dtype)
 
     def impl(x, axes, index_dtype):
@@ -244,16 +252,24 @@ argmax_p = _arg_reduction("argmax", "argmax")
 argmin_p = _arg_reduction("argmin", "argmin")
 
 
+def _index_dtype(index_dtype, name):
+    """``index_dtype`` is required and an integer type (SPEC LXM-25)."""
+    dt = lax.required_dtype(index_dtype, name)
+    if not dtypes.issubdtype(dt, np.integer):
+        raise TypeError(f"index_dtype must be an integer type, but got {dt.name}")
+    return dt
+
+
 def argmax(operand, axis, index_dtype):
     """Index of the largest element along ``axis`` (first NaN wins)."""
-    return argmax_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(dtypes.to_dtype(index_dtype)))
+    index_dtype = _index_dtype(index_dtype, "argmax")     # JAX reads it first
+    return argmax_p.bind(operand, axes=(operator.index(axis),), index_dtype=index_dtype)
 
 
 def argmin(operand, axis, index_dtype):
     """Index of the smallest element along ``axis`` (first NaN wins)."""
-    return argmin_p.bind(operand, axes=(operator.index(axis),),
-                         index_dtype=dtypes.canonicalize_dtype(dtypes.to_dtype(index_dtype)))
+    index_dtype = _index_dtype(index_dtype, "argmin")     # JAX reads it first
+    return argmin_p.bind(operand, axes=(operator.index(axis),), index_dtype=index_dtype)
 
 
 ad.defjvp_zero(argmax_p)

@@ -34,31 +34,52 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
-    if len(broadcast_dimensions) != x.ndim:
+    """JAX's checks, in JAX's order and words (SPEC LXM-24); the dimensions
+    need not increase (a transposing broadcast)."""
+    dims = broadcast_dimensions
+    if builtins.any(d < 0 for d in dims):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must have every element "
+                        f"be nonnegative, got {dims}.")
+    if len(dims) != x.ndim:
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to "
-            f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
-            f"operand ndim {x.ndim}.")
-    for i, d in enumerate(broadcast_dimensions):
-        if not 0 <= d < len(shape) or x.shape[i] not in (1, shape[d]):
-            raise TypeError(
-                "broadcast_in_dim operand dimension sizes must either be 1, or be "
-                "equal to their corresponding dimensions in the target broadcast "
-                f"shape; got operand of shape {x.shape}, target broadcast shape "
-                f"{shape}, broadcast_dimensions {broadcast_dimensions} ")
-    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
-        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly "
-                        f"increasing; got broadcast_dimensions {broadcast_dimensions}")
+            f"operand ndim; got broadcast_dimensions {dims} for operand ndim {x.ndim}.")
+    if len(shape) < x.ndim:
+        raise TypeError("broadcast_in_dim target broadcast shape must have equal or "
+                        "higher rank to the operand shape; got operand ndim "
+                        f"{x.ndim} and target broadcast ndim {len(shape)}.")
+    if not set(dims) <= set(range(len(shape))):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be a subset of "
+                        f"output dimensions, got {dims} for operand ndim {x.ndim} and "
+                        f"shape {shape}.")
+    if builtins.any(x.shape[i] not in (1, shape[d]) for i, d in enumerate(dims)):
+        raise TypeError(
+            "broadcast_in_dim operand dimension sizes must either be 1, or be "
+            "equal to their corresponding dimensions in the target broadcast "
+            f"shape; got operand of shape {x.shape}, target broadcast shape "
+            f"{shape}, broadcast_dimensions {dims} ")
+    if len(set(dims)) != len(dims):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must not contain "
+                        f"duplicates, got broadcast_dimensions {dims}")
     core.check_array_size(shape, getattr(x.dtype, "itemsize", 1))
     return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _increasing_order(broadcast_dimensions):
+    """The operand axes sorted by the output axis each lands on."""
+    return tuple(sorted(range(len(broadcast_dimensions)),
+                        key=lambda i: broadcast_dimensions[i]))
 
 
 @broadcast_in_dim_p.def_impl
 def _broadcast_in_dim_impl(x, shape, broadcast_dimensions, sharding):
     xp = _xp()
+    order = _increasing_order(broadcast_dimensions)
+    if order != tuple(range(len(order))):
+        x = xp.transpose(x, order)
     expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
+    for i in order:
+        expanded[broadcast_dimensions[i]] = x.shape[order.index(i)]
     return xp.broadcast_to(x.reshape(expanded), shape).copy()
 
 
@@ -147,6 +168,12 @@ def _broadcast_in_dim_transpose(ct, operand, shape, broadcast_dimensions, shardi
     unit = tuple(i for i, s in enumerate(in_shape) if s == 1)
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit}
     summed = reductions.reduce_sum(ct, tuple(d for d in range(len(shape)) if d not in kept))
+    # ``summed`` has the kept operand axes in output order; put them back
+    # in operand order (they differ for a transposing broadcast).
+    kept_axes = [i for i in _increasing_order(broadcast_dimensions) if i not in unit]
+    perm = tuple(kept_axes.index(i) for i in sorted(kept_axes))
+    if perm != tuple(range(len(perm))):
+        summed = transpose(summed, perm)
     return [expand_dims(summed, unit)]
 
 
@@ -362,6 +389,8 @@ def squeeze(array, dimensions):
     """Remove the size-1 axes ``dimensions``."""
     ndim = core.get_aval(array).ndim
     dims = tuple(sorted(core.canonicalize_axis(d, ndim) for d in dimensions))
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"dimensions are not unique: {dims}")    # SPEC LXM-24
     if not dims and isinstance(array, (Tracer, core.ArrayImpl)):
         return array
     return squeeze_p.bind(array, dimensions=dims)

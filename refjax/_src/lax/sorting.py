@@ -202,6 +202,10 @@ def _top_k_abstract_eval(x, k, axis):
     if x.shape[axis] < k:
         raise ValueError("k argument to top_k must be no larger than size along "
                          f"axis; got k={k} with shape={list(x.shape)} and axis={axis}")
+    if x.shape[axis] > 2**31:
+        raise ValueError("top_k returns int32 indices, which will overflow for array "
+                         f"dimensions larger than the maximum int32 ({2**31 - 1}). "
+                         f"Got operand.shape={x.shape}")    # SPEC LXM-26
     shape = list(x.shape)
     shape[axis] = k
     # Both outputs follow the standard weak-type rule, the indices too.

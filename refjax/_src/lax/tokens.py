@@ -38,6 +38,14 @@ class AbstractToken(ShapedArray):
     def update(self, shape=None, dtype=None, weak_type=None):
         return self
 
+    # A token crosses a jit boundary as a buffer that carries nothing, and
+    # comes back out as a fresh Token (SPEC LXM-37).
+    def to_buffer(self, token):
+        return np.zeros((), np.bool_)
+
+    def from_buffer(self, buffer):
+        return Token()
+
 
 abstract_token = AbstractToken()
 
@@ -50,6 +58,9 @@ class Token:
     def __repr__(self):
         return "Token()"
 
+
+core.pytype_aval_mappings[Token] = lambda token: abstract_token
+core.opaque_types.add(Token)
 
 create_token_p = Primitive("create_token")
 create_token_p.def_abstract_eval(lambda *_: abstract_token)

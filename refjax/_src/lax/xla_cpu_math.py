@@ -353,3 +353,85 @@ def erf_inv_f64(xp, x):
         out[here] = _horner(coefficients, v - F64(centre), fma64)
         todo = todo & ~here
     return xp.where(xp.abs(x) == 1, x * np.inf, out * x)
+
+
+# --- complex log1p ------------------------------------------------------------
+# log1p(x + iy) = log|1 + z| + i atan2(y, 1 + x).  Near z = 0 the real part
+# is 0.5 * log1p(2x + x^2 + y^2); XLA forms that sum with error-free
+# transformations (Dekker squares, Knuth's two-sum) so that cancellation
+# between 2x and the squares costs no accuracy, then uses log|1 + z| directly
+# close to z = -1 and a scaled hypot for huge |z|.
+
+def _split_halves(a, splitter):
+    """Veltkamp's split of ``a`` into a high part of half the mantissa and
+    the exact remainder."""
+    scaled = splitter * a
+    high = scaled + (a - scaled)
+    return high, a - high
+
+
+def _exact_square(a, splitter):
+    """``a * a`` as ``(rounded, error)`` with ``rounded + error`` exact."""
+    rounded = a * a
+    high, low = _split_halves(a, splitter)
+    cross = high * low
+    return rounded, (((-rounded + high * high) + cross) + cross) + low * low
+
+
+def _two_sum(a, b):
+    """``a + b`` as ``(rounded, error)`` with ``rounded + error`` exact."""
+    s = a + b
+    b_part = s - a
+    return s, (a - (s - b_part)) + (b - b_part)
+
+
+def _small_log1p_argument(x, y, splitter):
+    """``2x + x^2 + y^2`` summed with one final rounding in effect."""
+    y2, y2_err = _exact_square(y, splitter)
+    x2, x2_err = _exact_square(x, splitter)
+    total, errors = x + x, []
+    for term in (y2, x2, y2_err, x2_err):
+        total, err = _two_sum(total, term)
+        errors.append(err)
+    return total + (((errors[0] + errors[1]) + errors[2]) + errors[3])
+
+
+def _log1p_f64_c(xp, x):
+    return log1p_f64(xp, x, log=lambda v: c_log_f64(xp, v))
+
+
+def log1p_complex(xp, z):
+    """Complex ``log1p`` as XLA computes it, with XLA's real ``log`` and
+    ``log1p`` of the parts' precision (SPEC LXM-29).  The imaginary part is
+    the backend's ``arctan2``."""
+    shape = z.shape
+    z = z.reshape(-1)       # the kernels write into arrays: no 0-d operands
+    log_kernel, log1p_kernel = ((log_f32, log1p_f32) if z.dtype == np.complex64
+                                else (c_log_f64, _log1p_f64_c))
+
+    def log(v):
+        return log_kernel(xp, v)
+
+    def log1p(v):
+        return log1p_kernel(xp, v)
+
+    real = z.real.dtype.type
+    fma = fma32 if real is F32 else fma64
+    x, y = z.real, z.imag
+    splitter = real(4097.0) if real is F32 else real(134217729.0)
+    ax, ay = xp.abs(x), xp.abs(y)
+    mx, mn = xp.maximum(ax, ay), xp.minimum(ax, ay)
+    xp1 = x + real(1)
+    with np.errstate(all="ignore"):
+        ratio = mn / mx
+        huge = log(mx) + real(0.5) * log1p(xp.where(mn == mx, real(1), ratio * ratio))
+        near_minus_one = real(0.5) * log(fma(xp1, xp1, y * y))
+        small = real(0.5) * log1p(_small_log1p_argument(x, y, splitter))
+        threshold = real(math.sqrt(np.finfo(real).max) * 0.01)
+        re = xp.where(mx > threshold, huge,
+                      xp.where(xp.abs(xp1) + ay < real(0.2), near_minus_one, small))
+        im = xp.arctan2(y, xp1)
+    out = xp.empty(z.shape, z.dtype)
+    out.real = re
+    out.imag = im
+    return out.reshape(shape)

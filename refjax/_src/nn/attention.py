@@ -64,8 +64,10 @@ def _mask(logits, mask, is_causal, q_len, kv_len, window):
     def both(a, b):
         return b if a is None else ufuncs.logical_and(a, b)
 
-    q_pos = creation.arange(tq)[:, None]
-    k_pos = creation.arange(s)[None, :]
+    # Positions as rank-5 arrays, so that the masks combine without rank
+    # promotion (jax_numpy_rank_promotion='raise' allows none; SPEC NN-14).
+    q_pos = lax_numpy.reshape(creation.arange(tq), (1, 1, 1, tq, 1))
+    k_pos = lax_numpy.reshape(creation.arange(s), (1, 1, 1, 1, s))
     if is_causal:
         keep = both(keep, ufuncs.greater_equal(q_pos, k_pos))
     if window is not None:

@@ -8,11 +8,12 @@ are.  Derivatives follow JAX too: ``relu`` and ``relu6`` carry custom JVP
 rules that are 0 at their kinks, and the normalizations shift by a maximum
 held under ``stop_gradient`` (SPEC AD-70, AD-76).
 """
+import functools
 import operator
 
 import numpy as np
 
-from refjax._src import core, dtypes
+from refjax._src import config, core, dtypes
 from refjax._src.api import jit
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.interpreters.ad import stop_gradient
@@ -240,9 +241,16 @@ def softmax(x, axis=-1, where=None):
 
     The maximum only guards against overflow: it is held under
     ``stop_gradient``, so derivatives flow through ``exp`` and the sum alone
-    (SPEC AD-76).  (JAX's opt-in ``jax_softmax_custom_jvp`` rule is not
-    provided; its default is this definition.)
+    (SPEC AD-76); the jaxpr is JAX's equation for equation (JXP-1).  With
+    ``jax_softmax_custom_jvp`` on, the derivative is the rule
+    ``y * (dx - sum(y * dx))``, whose only residual is ``y`` (SPEC NN-16).
     """
+    if config.softmax_custom_jvp.value:
+        return _softmax_custom(x, axis, where)
+    return _softmax(x, axis, where)
+
+
+def _softmax(x, axis, where):
     x_max = jnp.max(x, axis, keepdims=True, where=where, initial=-np.inf)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
     unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, stop_gradient(x_max)))
@@ -251,6 +259,19 @@ def softmax(x, axis=-1, where=None):
     if where is not None:
         result = jnp.where(where, result, 0)
     return result
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax_custom(x, axis, where):
+    return _softmax(x, axis, where)
+
+
+@_softmax_custom.defjvp
+def _softmax_custom_jvp(axis, primals, tangents):
+    (x, where), (x_dot, _) = primals, tangents
+    y = _softmax_custom(x, axis, where)
+    y_dot = jnp.sum(ufuncs.multiply(y, x_dot), axis, keepdims=True, where=where)
+    return y, ufuncs.multiply(y, ufuncs.subtract(x_dot, y_dot))
 
 
 @jit(static_argnames=("axis",))
@@ -272,13 +293,16 @@ def log_softmax(x, axis=-1, where=None):
     return result
 
 
-@jit(static_argnames=("axis",))
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+@jit(static_argnames=("axis", "algorithm"))
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None,
+                *, algorithm="fast"):
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (SPEC NN-6).
 
     Missing statistics are computed over the unmasked elements: the mean,
-    and the variance as ``mean(x**2) - mean**2`` clipped at 0.  The output has
-    ``x``'s full shape (masked elements are standardized too).
+    and the variance as ``mean(x**2) - mean**2`` clipped at 0
+    (``algorithm="fast"``) or as ``mean((x - mean)**2)`` (``"stable"``, no
+    cancellation; SPEC NN-15).  The output has ``x``'s full shape (masked
+    elements are standardized too).
     """
     util.check_arraylike("standardize", x)
     for arg in (mean, variance, where):
@@ -286,7 +310,13 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
             util.check_arraylike("standardize", arg)
     if mean is None:
         mean = jnp.mean(x, axis, keepdims=True, where=where)
-    if variance is None:
+    if variance is None and algorithm not in ("fast", "stable"):
+        # Checked only when the variance is computed, as in JAX.
+        raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
+    if variance is None and algorithm == "stable":
+        variance = jnp.mean(_square(ufuncs.subtract(x, mean)), axis, keepdims=True,
+                            where=where)
+    elif variance is None:
         mean_sq = jnp.mean(_square(x), axis, keepdims=True, where=where)
         variance = jnp.clip(ufuncs.subtract(mean_sq, _square(mean)), 0)
     scale = lax.rsqrt(ufuncs.add(variance, epsilon))
@@ -309,7 +339,9 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     made in ``x``'s dtype (``iota`` of that dtype), the result cast to
     ``dtype`` (default: the default float).  Non-integer ``x`` warns.
     """
-    num_classes = operator.index(num_classes)
+    num_classes = core.concrete_or_error(
+        operator.index, num_classes,
+        "The error arose in jax.nn.one_hot argument `num_classes`.")
     x = jnp.asarray(x)
     if not dtypes.issubdtype(jnp.dtype_of(x), np.integer):
         import warnings

@@ -111,7 +111,6 @@ def _contains(self, other):
     """``other in self`` for a 1-d array and a scalar: ``any(self == other)``."""
     if other is None or isinstance(other, str):
         raise TypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
-    from refjax._src.numpy import util
     query = util.ensure_arraylike("Array.__contains__", other)
     if self.ndim != 1:
         raise ValueError("Array.__contains__: search array must be one-dimensional, "
@@ -340,12 +339,20 @@ def _view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
     if dtype is None:
         return self
     new = dtypes.check_user_dtype(dtype, "view")
-    old_size, new_size = self.dtype.itemsize, new.itemsize
+    # Sizes in bits: int4/uint4 take half a byte here, as in JAX (SPEC NP-219).
+    old_size, new_size = dtypes.itemsize_bits(self.dtype), dtypes.itemsize_bits(new)
     if old_size == new_size:
         return lax.bitcast_convert_type(self, new)
     if self.ndim == 0:
         raise ValueError("view() of a 0d array is only supported if the itemsize "
                          "is unchanged.")
+    if _NIBBLE in (old_size, new_size):
+        return _from_bytes(_to_bytes(self), new)
+    return _view_bytes(self, new, old_size, new_size)
+
+
+def _view_bytes(self, new, old_size, new_size):
+    """``view`` between dtypes whose sizes are whole, different bytes."""
     *lead, last = self.shape
     if new_size < old_size:
         out = lax.bitcast_convert_type(self, new)
@@ -356,6 +363,42 @@ def _view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
     grouped = shapes.reshape(self, (*lead, last * old_size // new_size,
                                     new_size // old_size))
     return lax.bitcast_convert_type(grouped, new)
+
+
+_NIBBLE = 4      # bits of int4/uint4; two share one byte, low bits first
+
+
+def _to_bytes(x):
+    """The bytes of ``x`` as uint8 along a last axis (two 4-bit items make
+    one byte, the first in the low bits)."""
+    bits = dtypes.itemsize_bits(x.dtype)
+    if bits != _NIBBLE:
+        return _view(x, np.uint8)
+    *lead, last = x.shape
+    if last % 2:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor "
+                         "of the total size in bytes of the last axis of the array.")
+    nibbles = lax.bitwise_and(lax.convert_element_type(x, np.uint8), np.uint8(15))
+    pairs = shapes.reshape(nibbles, (*lead, last // 2, 2))
+    low = shapes.squeeze(shapes.slice_in_dim(pairs, 0, 1, axis=-1), (-1,))
+    high = shapes.squeeze(shapes.slice_in_dim(pairs, 1, 2, axis=-1), (-1,))
+    return lax.bitwise_or(low, lax.shift_left(high, np.uint8(_NIBBLE)))
+
+
+def _from_bytes(b, new):
+    """uint8 bytes along the last axis reinterpreted as ``new``."""
+    if dtypes.itemsize_bits(new) != _NIBBLE:
+        return _view(b, new)
+    *lead, last = b.shape
+    low = lax.bitwise_and(b, np.uint8(15))
+    high = lax.shift_right_logical(b, np.uint8(_NIBBLE))
+    pairs = shapes.concatenate([shapes.expand_dims(low, (-1,)),
+                                shapes.expand_dims(high, (-1,))], len(lead) + 1)
+    nibbles = shapes.reshape(pairs, (*lead, last * 2))
+    if dtypes.issubdtype(new, np.signedinteger):      # the sign bit is bit 3
+        signed = lax.convert_element_type(nibbles, np.int8)
+        nibbles = lax.select(lax.ge(signed, np.int8(8)), lax.sub(signed, np.int8(16)), signed)
+    return lax.convert_element_type(nibbles, new)
 
 
 def _matrix_transpose_property(self):

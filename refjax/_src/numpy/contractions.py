@@ -303,14 +303,17 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     _check_label_sizes(inputs, operands)
     pet, weak = _result_dtype("einsum", preferred_element_type, *operands)
     ops, names = list(operands), list(inputs)
+    path = _explicit_path(optimize)
     if len(ops) == 1:
         result, rnames = _einsum_single(ops[0], names[0], output, pet)
         return lax._convert_element_type(_to_order(result, rnames, output), pet, weak)
     while len(ops) > 1:
-        # Contract the first two (popped as JAX's contraction paths do:
-        # index 1 is the lhs) into labels still needed afterwards.
-        rhs, lhs = ops.pop(0), ops.pop(0)
-        rhs_names, lhs_names = names.pop(0), names.pop(0)
+        # Contract the next pair of the path, else the first two (popped as
+        # JAX's contraction paths do: the higher index is the lhs) into
+        # labels still needed afterwards; the result goes last.
+        step = _next_pair(path, ops, names)
+        lhs, rhs = ops.pop(step[1]), ops.pop(step[0])
+        lhs_names, rhs_names = names.pop(step[1]), names.pop(step[0])
         later = output if not ops else output + "".join(names)
         kept = "".join(dict.fromkeys(c for c in lhs_names + rhs_names if c in later))
         result_names = output if not ops else kept
@@ -318,6 +321,39 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
                                 precision, pet))
         names.append(result_names)
     return lax._convert_element_type(ops[0], pet, weak)
+
+
+def _explicit_path(optimize):
+    """The steps of an explicit contraction path (``optimize`` a list of
+    tuples of operand indices), or None.  A step contracting three or more
+    operands at once is NotImplementedError, as in JAX (SPEC NP-220)."""
+    if not isinstance(optimize, (list, tuple)):
+        return None
+    steps = [tuple(operator.index(i) for i in step) for step in optimize]
+    for step in steps:
+        if len(step) > 2:
+            raise NotImplementedError(
+                "jax.numpy.einsum does not support simultaneous contraction of 3 or "
+                f"more operands; got the contraction step {step}. Use a path whose "
+                "steps contract at most two operands.")
+    return steps
+
+
+def _next_pair(path, ops, names):
+    """The sorted operand indices of the next pairwise contraction: a
+    one-operand step of the path only moves that operand last (its summed
+    labels are reduced when it is next contracted)."""
+    while path:
+        step = sorted(path.pop(0))
+        if builtins.any(not 0 <= i < len(ops) for i in step):
+            raise ValueError(f"einsum contraction path step {tuple(step)} refers to "
+                             f"operands beyond the {len(ops)} left.")
+        if len(step) == 2 and step[0] != step[1]:
+            return step
+        if len(step) == 1:
+            ops.append(ops.pop(step[0]))
+            names.append(names.pop(step[0]))
+    return [0, 1]
 
 
 def _interleaved_subscripts(first, rest):
@@ -513,10 +549,15 @@ def _sum_dtype(dt):
 @jit(static_argnames=("axis1", "axis2", "dtype", "out"))
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """Sum of the ``offset`` diagonal over ``axis1``/``axis2``: the other
-    entries are masked with ``where`` and everything summed (SPEC NP-52)."""
+    entries are masked with ``where`` and everything summed (SPEC NP-52).
+    The two axes must differ (ValueError, SPEC NP-225)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
     a, = _ensure("trace", a)
+    nd = _aval(a).ndim
+    if _canonicalize_axis(axis1, nd) == _canonicalize_axis(axis2, nd):
+        raise ValueError("axis1 and axis2 can not be same. "
+                         f"axis1={axis1} and axis2={axis2}")
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = _aval(a).shape[-2:]
     a = _where(_eye_bool(n, m, offset), a, creation.zeros_like(a))
@@ -578,22 +619,39 @@ def diagflat(v, k=0):
 
 
 def tri(N, M=None, k=0, dtype=None):
-    """Ones at and below the ``k`` diagonal (float32 by default, as in JAX)."""
+    """Ones at and below the ``k`` diagonal (float32 by default, as in JAX).
+
+    ``k`` may be traced; it must have an integer dtype (a bool, float or
+    string is TypeError) and a Python int must fit the default int type
+    (else OverflowError), as in JAX (SPEC NP-52, NP-72, NP-216)."""
     dt = np.dtype(np.float32) if dtype is None else dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(dtype, "tri"))
     M = N if M is None else M
-    return lax.convert_element_type(_tri_bool(N, M, _tri_offset(k)), dt)
+    offset = _tri_offset(k)                 # checked before the sizes, as in JAX
+    shape_ = creation.canonicalize_shape((N, M))
+    it = _tri_index_dtype(offset.dtype)
+    rows = lax.add(lax_shapes.broadcasted_iota(it, shape_, 0), lax.convert_element_type(offset, it))
+    tri_ = lax.ge(rows, lax_shapes.broadcasted_iota(it, shape_, 1))
+    return lax.convert_element_type(tri_, dt)
 
 
 def _tri_offset(k):
-    """``tri``'s diagonal offset must be an integer: a bool, a float or a
-    string is JAX's TypeError (SPEC NP-52, NP-72)."""
-    dt = getattr(k, "dtype", None)
-    if dt is None and not isinstance(k, bool):
-        return operator.index(k)
-    if not (isinstance(dt, np.dtype) and dtypes.issubdtype(dt, np.integer)):
-        raise TypeError(f"offset must be an integer, got {k!r}")
-    return k
+    """``tri``'s diagonal offset as an integer array: what is not an int, a
+    tracer or an int32/int64 scalar must support ``operator.index``."""
+    if not isinstance(k, (int, core.Tracer, np.int32, np.int64)):
+        k = operator.index(k)
+    offset = creation.asarray(k)
+    if not dtypes.issubdtype(offset.dtype, np.integer):
+        raise TypeError(f"offset must be an integer, got {offset!r}")
+    return offset
+
+
+def _tri_index_dtype(offset_dtype):
+    """int32 indices, unless the offset's type holds values int32 cannot."""
+    info, i32 = np.iinfo(offset_dtype), np.iinfo(np.int32)
+    if info.min < i32.min or info.max > i32.max:
+        return dtypes.canonicalize_dtype(np.int64)
+    return np.dtype(np.int32)
 
 
 def _tri_bool(n, m, k):

@@ -27,7 +27,10 @@ from refjax._src.core import canonicalize_shape  # noqa: F401 - jnp's helpers us
 from refjax._src.devices import Device
 from refjax._src.lax import lax
 from refjax._src.lax import shapes as lax_shapes
-from refjax._src.mesh import SingleDeviceSharding
+from refjax._src.lax.misc_ops import device_put_p
+from refjax._src.mesh import (
+    NamedSharding, PartitionSpec, SingleDeviceSharding, current_mesh,
+)
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like",
            "ones_like", "full_like", "empty_like", "arange", "linspace", "eye",
@@ -218,13 +221,56 @@ def _cast_host(host, dt):
     return convert(host, host.dtype, dt)
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0):
+def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None,
+          out_sharding=None):
     """Create an array; Python scalars give weak types (SPEC ARR-6, DT-3).
 
     A tracer is copied (the ``copy`` primitive) unless ``copy=False``; a
     list holding tracers is stacked with ``concatenate`` (SPEC NP-30).
+    ``copy``, ``order`` and ``ndmin`` passed positionally still work, with
+    a DeprecationWarning; ``device`` (placed by ``_with_device``) and
+    ``out_sharding`` exclude each other (SPEC NP-222).
     """
+    copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
+    if hasattr(object, "__jax_array__"):    # converted explicitly here (TRC-8)
+        object = object.__jax_array__()
+    _check_order(order)                 # then dtype, the place, copy, as in JAX
+    if dtype is not None and not dtypes.is_extended(dtype):
+        dtype = dtypes.check_user_dtype(dtype, "array")
+    if device is not None and out_sharding is not None:
+        raise ValueError("Only one of `device` or `out_sharding` can be set. Got "
+                         f"device={device!r} and out_sharding={out_sharding!r}")
+    lax.check_out_sharding(out_sharding, "jnp.array")
+    out = _array(object, dtype, bool(copy), order, ndmin)
+    if out_sharding is None:
+        return out
+    if isinstance(out_sharding, PartitionSpec):
+        out_sharding = NamedSharding(current_mesh(), out_sharding)
+    return placement.device_put(out, out_sharding)
+
+
+def _positional_array_args(args, copy, order, ndmin):
+    """``(copy, order, ndmin)`` with any given positionally after ``dtype``:
+    more than three is TypeError, as is one also given by keyword (with a
+    value other than its default)."""
+    if not args:
+        return copy, order, ndmin
+    if len(args) > 3:
+        raise TypeError(f"array() takes at most 5 positional arguments but "
+                        f"{len(args) + 2} were given")
+    given, defaults = [copy, order, ndmin], [True, "K", 0]
+    for i, name in enumerate(("copy", "order", "ndmin")[:len(args)]):
+        if given[i] != defaults[i]:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array "
+                  "positionally is deprecated. Pass them by keyword instead.",
+                  DeprecationWarning, stacklevel=4)
+    return tuple(list(args) + given[len(args):])
+
+
+def _array(object, dtype, copy, order, ndmin):
     _check_order(order)
+    _reject_masked(object, dtype, copy)
     # JAX's first test of ndmin (several values in an array: ValueError).
     plain = dtype is None and bool(ndmin == 0)
     if _involves_keys(object, dtype):
@@ -240,6 +286,16 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
         host, weak = _to_requested(object, dt), False
     extra = 0 if plain else _extra_axes(ndmin, host.ndim)
     return _make(host.reshape((1,) * extra + host.shape), dt, weak)
+
+
+def _reject_masked(obj, dtype, copy):
+    """A NumPy masked array taken without a copy or a dtype is JAX's
+    ValueError (it would reach the device as is); copied, it loses its
+    mask, as with ``np.array`` (SPEC NP-222)."""
+    if isinstance(obj, np.ma.MaskedArray) and dtype is None and not copy:
+        raise ValueError("numpy masked arrays are not supported as direct inputs to "
+                         "JAX functions. Use arr.filled() to convert the value to a "
+                         "standard numpy array.")
 
 
 def _extra_axes(ndmin, ndim):
@@ -370,6 +426,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """Like ``array`` but returns ``a`` itself when nothing needs to change
     (for a tracer: no equation at all, SPEC NP-30)."""
     _check_order(order)
+    if hasattr(a, "__jax_array__"):         # converted explicitly here (TRC-8)
+        a = a.__jax_array__()
     if _involves_keys(a, dtype):
         return _keys_array(a, dtype, bool(copy))
     if isinstance(a, core.Tracer) or (isinstance(a, (list, tuple)) and _holds_tracer(a)):
@@ -386,8 +444,10 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 
 # -- shapes ----------------------------------------------------------------
 
-def _default_or(dtype, fun_name, default):
-    return default() if dtype is None else dtypes.check_user_dtype(dtype, fun_name)
+def _default_or(dtype, fun_name, default, allow_extended=False):
+    if dtype is None:
+        return default()
+    return dtypes.check_user_dtype(dtype, fun_name, allow_extended=allow_extended)
 
 
 def _staging():
@@ -401,6 +461,8 @@ def _filled(shape, value, dt, weak=False):
     if max(shape, default=0) > biggest or math.prod(shape) > biggest:
         raise ValueError(f"An array of shape {tuple(shape)} is too large: its "
                          f"dimensions and size must be at most {biggest}.")
+    if dtypes.is_extended(dt):      # keys: the dtype's own rule (SPEC RNG-104)
+        return dt.full(shape, value)
     if _staging():
         return _lax_full(shape, value, dt, weak)
     xp = _backend.get().xp
@@ -438,20 +500,36 @@ def _lax_full(shape, fill_value, dt, weak=False):
 _jnp_shape = core.canonicalize_jnp_shape
 
 
+def _check_shape_tuple(name, shape, dtype):
+    """``zeros(2, 3)``: an int where the dtype goes is TypeError with a hint
+    to pass the shape as one tuple, as in JAX (SPEC NP-223)."""
+    if isinstance(shape, int) and isinstance(dtype, int):
+        raise TypeError(
+            f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally "
+            f"write `jax.numpy.{name}({shape}, {dtype})` when you meant "
+            f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple "
+            "argument for the shape?")
+
+
 def zeros(shape, dtype=None, *, device=None):
-    dt = _default_or(dtype, "zeros", dtypes.default_float_dtype)
+    _check_shape_tuple("zeros", shape, dtype)
+    dt = _default_or(dtype, "zeros", dtypes.default_float_dtype, allow_extended=True)
     return _filled(_jnp_shape(shape), 0, dt)
 
 
 def ones(shape, dtype=None, *, device=None):
+    _check_shape_tuple("ones", shape, dtype)
     shape = _jnp_shape(shape)
-    return _filled(shape, 1, _default_or(dtype, "ones", dtypes.default_float_dtype))
+    dt = _default_or(dtype, "ones", dtypes.default_float_dtype, allow_extended=True)
+    return _filled(shape, 1, dt)
 
 
 def empty(shape, dtype=None, *, device=None):
     """Zeros: refjax buffers are always initialized, like JAX's."""
+    _check_shape_tuple("empty", shape, dtype)
     shape = _jnp_shape(shape)
-    return _filled(shape, 0, _default_or(dtype, "empty", dtypes.default_float_dtype))
+    dt = _default_or(dtype, "empty", dtypes.default_float_dtype, allow_extended=True)
+    return _filled(shape, 0, dt)
 
 
 def full(shape, fill_value, dtype=None, *, device=None):
@@ -461,8 +539,10 @@ def full(shape, fill_value, dtype=None, *, device=None):
     then for a scalar fill the shape, for an array fill the shape, ``device``
     and the broadcast as ``jnp.broadcast_to`` checks them."""
     if dtype is not None:
-        dtype = dtypes.check_user_dtype(dtype, "full")
+        dtype = dtypes.check_user_dtype(dtype, "full", allow_extended=True)
     _check_fill("full", fill_value, 0)
+    if dtypes.is_extended(dtype) or _is_key(fill_value):
+        return _fill_keys(_jnp_shape(shape), fill_value, dtype or fill_value.dtype)
     if np.ndim(fill_value) == 0:
         if dtype is not None:       # converted before the sizes are checked
             lax.check_python_complex(fill_value, dtype, False)
@@ -537,6 +617,15 @@ def _broadcast_fill(host, shape):
                          f"requested shape {tuple(shape)}") from None
 
 
+def _fill_keys(shape, fill_value, dt):
+    """An array of a key dtype (the dtype's own rule), or keys filling a
+    numeric dtype, JAX's ValueError (SPEC RNG-104)."""
+    if not dtypes.is_extended(dt):
+        raise ValueError(f"Cannot convert_element_type from "
+                         f"{fill_value.dtype.name} to {dt.name}")
+    return dt.full(shape, fill_value)
+
+
 def _check_fill(fun_name, fill_value, position):
     """Fill values are arrays or scalars, not lists (as in JAX)."""
     if not core.is_array_like(fill_value):
@@ -581,7 +670,7 @@ def zeros_like(a, dtype=None, shape=None, *, device=None):
     if dtype is None and isinstance(a, Array) and dtypes.is_extended(a.dtype):
         return _zero_keys(a, shape)
     dt, weak = _like_dtype(a, dtype, "zeros_like")
-    return _filled(_like_shape(a, shape), 0, dt, weak)
+    return _like_place(a, shape, _filled(_like_shape(a, shape), 0, dt, weak))
 
 
 def _zero_keys(keys, shape):
@@ -595,12 +684,13 @@ def _zero_keys(keys, shape):
 
 def ones_like(a, dtype=None, shape=None, *, device=None):
     dt, weak = _like_dtype(a, dtype, "ones_like")
-    return _filled(_like_shape(a, shape), 1, dt, weak)
+    return _like_place(a, shape, _filled(_like_shape(a, shape), 1, dt, weak))
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     dt, weak = _like_dtype(prototype, dtype, "empty_like")
-    return _filled(_like_shape(prototype, shape), 0, dt, weak)
+    return _like_place(prototype, shape,
+                       _filled(_like_shape(prototype, shape), 0, dt, weak))
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
@@ -608,15 +698,24 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     checked) as ``jnp.broadcast_to`` does (SPEC NP-71)."""
     dt, weak = _like_dtype(a, dtype, "full_like")
     _check_fill("full_like", fill_value, 1)
+    if dtypes.is_extended(dt) or _is_key(fill_value):
+        return _fill_keys(_like_shape(a, shape), fill_value, dt)
     if np.ndim(fill_value) == 0:    # converted before the sizes are checked
         lax.check_python_complex(fill_value, dt, weak)
-    shape = _like_shape(a, shape)
+    given_shape, shape = shape, _like_shape(a, shape)
     if np.ndim(fill_value) != 0:
         shape = _broadcast_target(_fill_aval(fill_value, dt), shape, device)
     if _staging() or isinstance(fill_value, core.Tracer):
         return _lax_full(shape, fill_value, dt, weak)
     host = _cast_host(np.asarray(_host_of(fill_value)), dt)
-    return _make(np.array(_broadcast_fill(host, shape)), dt, weak)
+    return _like_place(a, given_shape, _make(np.array(_broadcast_fill(host, shape)), dt, weak))
+
+
+def _like_place(a, shape, out):
+    """A committed array's ``*_like`` (no new shape) stays where it is (NP-226)."""
+    if shape is None and type(a) is ArrayImpl and a.committed and type(out) is ArrayImpl:
+        return placement.device_put(out, a.sharding)
+    return out
 
 
 # -- ranges ----------------------------------------------------------------
@@ -784,17 +883,36 @@ _linspace = _make_linspace()
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """Ones on the ``k``-th diagonal: ``iota(0) + k == iota(1)`` converted
-    to ``dtype`` (SPEC NP-31)."""
+    to ``dtype`` (SPEC NP-31); ``k`` may be traced (SPEC NP-216)."""
     dt = _default_or(dtype, "eye", dtypes.default_float_dtype)
-    for d in (N, M):
-        if d is not None and operator.index(d) < 0:
-            raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
-    shape = canonicalize_shape((N, N if M is None else M))
-    k = operator.index(k)
-    rows = lax_shapes.broadcasted_iota(np.int32, shape, 0)
-    cols = lax_shapes.broadcasted_iota(np.int32, shape, 1)
-    diag = lax.eq(lax.add(rows, np.int32(k)), cols)
+    k = _eye_offset(k)                      # checked before the sizes, as in JAX
+    n = canonicalize_shape((N,), nonnegative=False)[0]
+    m = n if M is None else canonicalize_shape((M,), nonnegative=False)[0]
+    if n < 0 or m < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    shape = canonicalize_shape((n, m))
+    it = dtypes.canonicalize_dtype(core.get_aval(k).dtype)
+    rows = lax_shapes.broadcasted_iota(it, shape, 0)
+    cols = lax_shapes.broadcasted_iota(it, shape, 1)
+    k = lax._convert_element_type(k, it, weak_type=False)
+    diag = lax.eq(lax.add(rows, k), cols)
     return lax.convert_element_type(diag, dt)
+
+
+def _eye_offset(k):
+    """``eye``'s ``k`` as a scalar integer array, which may be traced: a
+    Python int is first clipped to the int32 range (a far diagonal is all
+    zeros anyway); anything else must be a 0-d integer array, else
+    ValueError, as in JAX (SPEC NP-216)."""
+    if isinstance(k, int):
+        k = np.int32(max(np.iinfo(np.int32).min, min(int(k), np.iinfo(np.int32).max)))
+    if not core.is_array_like(k):
+        raise TypeError(f"eye requires ndarray or scalar arguments, got {type(k)} "
+                        "at position 0.")
+    aval = core.get_aval(k)
+    if aval.shape != () or not dtypes.issubdtype(aval.dtype, np.integer):
+        raise ValueError(f"k must be a scalar integer; got {k}")
+    return k
 
 
 def identity(n, dtype=None):
@@ -813,11 +931,27 @@ def _with_device(fun):
     @functools.wraps(fun)
     def placed(*args, device=None, **kwargs):
         out = fun(*args, device=device, **kwargs) if takes_device else fun(*args, **kwargs)
-        return out if device is None else placement.device_put(out, device)
-    if not takes_device:                    # ``array`` gains it here
+        if device is None:
+            return out
+        if isinstance(out, core.Tracer) and fun.__name__ in _STAGED_DEVICE_PUT:
+            return _staged_device_put(out, device)
+        return placement.device_put(out, device)
+    if not takes_device:                    # a function without it gains it here
         device = inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None)
         placed.__signature__ = sig.replace(parameters=[*sig.parameters.values(), device])
     return placed
+
+
+# Traced with a ``device``, these end with a ``device_put`` equation, as
+# in JAX's jaxprs (SPEC NP-224).
+_STAGED_DEVICE_PUT = frozenset({"arange", "eye"})
+
+
+def _staged_device_put(x, device):
+    placement.check_place(device)
+    out, = device_put_p.bind(x, devices=(device,), srcs=(None,),
+                             copy_semantics=("REUSE_INPUT",))
+    return out
 
 
 for _name in ("array", "asarray", "zeros", "ones", "empty", "full", "zeros_like",

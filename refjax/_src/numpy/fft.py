@@ -53,11 +53,16 @@ def _resize(a, axis, n):
     return a
 
 
-def _axes_and_lengths(a, s, axes, fft_type):
+def _axes_and_lengths(func_name, a, s, axes, fft_type):
     if s is not None:
         s = [operator.index(n) for n in s]   # lengths before axes, as JAX
     if axes is None:
         axes = tuple(range(a.ndim)) if s is None else tuple(range(-len(s), 0))
+    elif len({operator.index(ax) for ax in axes}) != len(axes):
+        # The axes as given are checked (SPEC LXM-35); axes repeated only
+        # once normalized (1 and -1) fail below.
+        raise ValueError(f"jax.numpy.fft.{func_name} does not support repeated axes. "
+                         f"Got axes {axes}.")
     axes = tuple(core.canonicalize_axis(operator.index(ax), a.ndim) for ax in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"jax.numpy.fft functions require unique axes, got {axes}")
@@ -91,7 +96,7 @@ def _fftn(func_name, fft_type, a, s, axes, norm):
     # JAX's order: the input is an array, then the lengths and axes, then
     # its dtype, then ``norm`` (SPEC NP-72).
     a = util.ensure_arraylike(func_name, a)
-    axes, lengths = _axes_and_lengths(a, s, axes, fft_type)
+    axes, lengths = _axes_and_lengths(func_name, a, s, axes, fft_type)
     a = _promote(func_name, a, fft_type)
     _check_norm(norm)
     last = len(axes) - 1
@@ -221,6 +226,7 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies ``[0, 1, ..., -1] / (d * n)``, default float (SPEC NP-70)."""
     n = _frequency_count("fftfreq", n)
+    _check_spacing("fftfreq", d)
     k = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
     return _frequencies(k, n, d, dtype)
 
@@ -228,7 +234,16 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The non-negative frequencies of ``rfft`` (SPEC NP-70)."""
     n = _frequency_count("rfftfreq", n)
+    _check_spacing("rfftfreq", d)
     return _frequencies(np.arange(n // 2 + 1), n, d, dtype)
+
+
+def _check_spacing(name, d):
+    """A list or tuple ``d`` is JAX's ValueError; an array broadcasts
+    (SPEC LXM-35)."""
+    if isinstance(d, (list, tuple)):
+        raise ValueError(f"The d argument of jax.numpy.fft.{name} only takes a single "
+                         f"value. Got d = {list(d)}.")
 
 
 def _frequency_count(name, n):

@@ -5,6 +5,7 @@ composed of ``lax`` primitives as JAX composes it, wrapped in a ``jit`` of
 the same name where JAX wraps it.
 """
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -75,15 +76,20 @@ def unravel_index(indices, shape):
     return tuple(where(oob_pos, s - 1, where(oob_neg, 0, i)) for s, i in zip(shape, out))
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
     """Flat indices of the multi-index ``multi_index`` into ``dims``;
-    ``mode`` 'raise' (concrete indices only), 'wrap', 'clip' or 'ignore'."""
+    ``mode`` 'raise' (concrete indices only), 'wrap', 'clip' or 'ignore'.
+
+    The result has ``dtype``, by default the indices' promoted type (a
+    Python int counting as weak), which must be an integer type able to
+    hold ``prod(dims) - 1``, else ValueError (SPEC NP-217)."""
     if len(multi_index) != len(dims):
         raise ValueError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
     dims = tuple(core.concrete_or_error(operator.index, d, "in `dims` argument of "
                                         "ravel_multi_index().") for d in dims)
     util.check_arraylike("ravel_multi_index", *multi_index)
     arrays = [creation.asarray(i) for i in multi_index]
+    dtype = _ravel_dtype(arrays, dims, dtype)
     for index in arrays:
         if mode == "raise":
             core.concrete_or_error(
@@ -108,10 +114,25 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
     else:
         raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
-    result = creation.array(0, dtype=dtypes.default_int_dtype())
+    result = creation.array(0, dtype=dtype)
     for i, s in zip(arrays, strides):
-        result = result + astype(i, dtypes.default_int_dtype()) * int(s)
+        result = result + astype(i, dtype) * int(s)
     return result
+
+
+def _ravel_dtype(arrays, dims, dtype):
+    if dtype is None:
+        dtype = dtypes.result_type(int, *arrays)
+    else:
+        dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "ravel_multi_index"))
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise ValueError(f"dtype={dtype!r} is not an integer type.")
+    if math.prod(dims) - 1 > np.iinfo(dtype).max:
+        raise ValueError(
+            f"jnp.ravel_multi_index: dtype={dtype!r} not large enough to hold the "
+            f"flattened index for dims={dims}. Pass a larger integer dtype with "
+            "dtype= (e.g. dtype=np.min_scalar_type(prod(dims))).")
+    return dtype
 
 
 def diag_indices(n, ndim=2):

@@ -142,14 +142,18 @@ def ndim(a):
 
 
 def size(a, axis=None):
-    """The number of elements of ``a``, or of its ``axis`` axes."""
+    """The number of elements of ``a``, or of its ``axis`` axes (an axis
+    named twice is ValueError, SPEC NP-225)."""
     _warn_nonarray("size", a)
     sh = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
     if axis is None:
         return math.prod(sh)
     # Only a tuple or list is several axes here (a dict or set is a TypeError).
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-    return math.prod(sh[_canonicalize_axis(operator.index(ax), len(sh))] for ax in axes)
+    axes = tuple(_canonicalize_axis(operator.index(ax), len(sh)) for ax in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis: {axes}")
+    return math.prod(sh[ax] for ax in axes)
 
 
 def isscalar(element):
@@ -1281,7 +1285,11 @@ def array_equiv(a1, a2):
 @jit(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|a - b| <= atol + rtol * |b|`` (or equal), elementwise, in the
-    promoted inexact dtype; infinities must match exactly (SPEC NP-54)."""
+    promoted inexact dtype; infinities must match exactly (SPEC NP-54).
+    Keys of one dtype are close when equal (SPEC RNG-110)."""
+    a, b = util.promote_args("isclose", a, b)
+    if dtypes.is_extended(_aval(a).dtype):
+        return lax.eq(a, b)
     a, b = util.promote_args_inexact("isclose", a, b)
     dt = _aval(a).dtype
     real = np.finfo(dt).dtype if dt.kind == "c" else dt

@@ -906,14 +906,20 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                          "'nearest' or 'inverted_cdf'")
     if weights is not None:
-        raise NotImplementedError("refjax does not implement weights= of jnp.quantile.")
-    a, = util.promote_dtypes_inexact(a)
+        a, weights = _quantile_weights(a, weights, axis, method)
+    else:
+        a, = util.promote_dtypes_inexact(a)
     if dtypes.issubdtype(_dtype(a), np.complexfloating):
         raise ValueError("quantile does not support complex input, as the operation "
                          "is poorly defined.")
     if _ndim(q) > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {_shape(q)}")
     a2, kept_shape = _move_reduced_axes_last(a, axis)
+    if weights is not None:
+        w2, _ = _move_reduced_axes_last(weights, axis)
+        result = _weighted_inverted_cdf(a2, w2, q, squash_nans)
+        result = lax.convert_element_type(result, _dtype(a))
+        return lax_shapes.reshape(result, _shape(q) + kept_shape) if keepdims else result
     n = _shape(a2)[-1]
     if n == 0:
         # JAX's classes: the gather of an order statistic fails (TypeError),
@@ -935,6 +941,68 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     if keepdims:
         result = lax_shapes.reshape(result, _shape(q) + kept_shape)
     return result
+
+
+def _quantile_weights(a, weights, axis, method):
+    """(``a``, ``weights``) promoted together to inexact, the weights
+    broadcast to ``a``'s shape (SPEC NP-221).  Only 'inverted_cdf' takes
+    weights (else NotImplementedError); complex weights, or weights
+    matching neither ``a`` nor its reduced axes, are ValueError."""
+    weights = util.ensure_arraylike("quantile", weights)
+    if dtypes.issubdtype(_dtype(weights), np.complexfloating):
+        raise ValueError("Weights cannot be complex types.")
+    if method != "inverted_cdf":
+        raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                  "'inverted_cdf' supports weights.")
+    a, weights = util.promote_dtypes_inexact(a, weights)
+    if _shape(weights) == _shape(a):
+        return a, weights
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    axes = _canonical_axis_tuple(a, axis)
+    reduced = tuple(_shape(a)[ax] for ax in axes)
+    if _shape(weights) != reduced:
+        raise ValueError(f"Weights shape {_shape(weights)} must match reduction axes "
+                         f"{reduced}")
+    return a, lax_shapes.broadcast_in_dim(weights, _shape(a), axes)
+
+
+def _weighted_inverted_cdf(a, w, q, squash_nans):
+    """Weighted 'inverted_cdf' quantiles along the last axis (SPEC NP-221).
+
+    Sorted with its weights, each slice's answer is its first element whose
+    cumulative weight reaches ``q`` times the total weight.  NaN elements
+    weigh nothing; a negative or NaN weight makes the slice's answer NaN,
+    as does a NaN element (for the ``nan*`` variants: only NaN elements).
+    """
+    a = _where(util._isnan(a), np.nan, a)           # NaNs sort last
+    a, w = sorting.sort_key_val(a, w, dimension=_ndim(a) - 1)
+    nan_data = util._isnan(a)
+    bad = lax.bitwise_or(lax.lt(w, util._zeros(w)), util._isnan(w))
+    cum = cumsum(_where(lax.bitwise_or(bad, nan_data), util._zeros(w), w), axis=-1)
+    q_nd, rest, n = _ndim(q), _shape(a)[:-1], _shape(a)[-1]
+    out_shape = _shape(q) + rest
+    total = lax_shapes.squeeze(lax_shapes.slice_in_dim(cum, n - 1, n, axis=-1), (-1,))
+    target = lax.mul(
+        lax_shapes.broadcast_in_dim(lax.convert_element_type(q, _dtype(w)), out_shape,
+                                    tuple(range(q_nd))),
+        lax_shapes.broadcast_in_dim(total, out_shape, tuple(range(q_nd, len(out_shape)))))
+    below = lax.lt(lax_shapes.broadcast_in_dim(cum, out_shape + (n,),
+                                               tuple(range(q_nd, len(out_shape) + 1))),
+                   lax_shapes.expand_dims(target, (len(out_shape),)))
+    idx = sum(below, axis=-1, dtype=dtypes.default_int_dtype())
+    count = (sum(lax.bitwise_not(nan_data), axis=-1, dtype=dtypes.default_int_dtype())
+             if squash_nans else np.array(n, dtypes.default_int_dtype()))
+    lead = len(out_shape) - _ndim(count)
+    last = lax_shapes.broadcast_in_dim(lax.sub(count, util._const(count, 1)), out_shape,
+                                       tuple(range(lead, len(out_shape))))
+    idx = lax.max(util._zeros(idx), lax.min(idx, last))
+    result = _take_last(a, idx, q_nd)
+    nan_seen = all(nan_data, axis=-1) if squash_nans else any(nan_data, axis=-1)
+    force_nan = lax.bitwise_or(any(bad, axis=-1), nan_seen)
+    force_nan = lax_shapes.broadcast_in_dim(force_nan, out_shape,
+                                            tuple(range(q_nd, len(out_shape))))
+    return _where(force_nan, np.nan, result)
 
 
 def _move_reduced_axes_last(a, axis):

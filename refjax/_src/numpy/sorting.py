@@ -195,7 +195,21 @@ def _count_before(a, v, side):
     ab = shapes.broadcast_in_dim(a, full, (0,))
     vb = shapes.broadcast_in_dim(v, full, tuple(range(1, len(full))))
     less = _total_less(ab, vb, side == "right")
-    return lax_reductions.reduce_sum(lax.convert_element_type(less, np.int32), (0,))
+    index_dtype = _index_dtype(n)
+    return lax_reductions.reduce_sum(lax.convert_element_type(less, index_dtype), (0,))
+
+
+def _index_dtype(n):
+    """int32 insertion points, or int64 when ``a`` has more elements than
+    int32 holds: an explicit request, which with x64 off warns (or raises)
+    as any other; the count ``n`` must then fit the dtype granted, else
+    NumPy's OverflowError, as in JAX (SPEC NP-218)."""
+    if n <= np.iinfo(np.int32).max:
+        return np.dtype(np.int32)
+    dt = dtypes.check_user_dtype(np.int64, "searchsorted")
+    if n > np.iinfo(dt).max:
+        raise OverflowError(f"Python integer {n} out of bounds for {dt}")
+    return dt
 
 
 def _total_less(x, y, or_equal):

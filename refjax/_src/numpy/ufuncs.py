@@ -14,7 +14,6 @@ No work is done per call beyond promotion and binding: the hot path of a
 unary function is one dtype check and one ``bind`` (SPEC NP-3).
 """
 import builtins
-import math
 import operator
 from functools import partial
 
@@ -26,9 +25,9 @@ from refjax._src.array import Array
 from refjax._src.custom_derivatives import custom_jvp
 from refjax._src.interpreters import ad
 from refjax._src.lax import lax
-from refjax._src.lax import shapes as lax_shapes
 from refjax._src.lax.control_flow.loops import while_loop
 from refjax._src.numpy import util
+from refjax._src.numpy.ufunc_api import frompyfunc, ufunc
 from refjax._src.numpy.util import _const, _full_like, _where
 
 __all__ = [
@@ -1202,177 +1201,8 @@ def lcm(x1, x2):
 
 # ---------------------------------------------------------------------------
 # ufunc objects (SPEC NP-3): jnp.add.reduce, jnp.multiply.outer, ...
+# The class is in ufunc_api; these are the fast paths the built-ins bring.
 # ---------------------------------------------------------------------------
-
-_AT_INPLACE_WARNING = (
-    "Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
-    "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; e.g.\n"
-    ">>> arr = jnp.add.at(arr, ind, val, inplace=False)\n")
-
-
-class ufunc:
-    """A NumPy-style universal function: callable elementwise, with
-    ``reduce``, ``accumulate``, ``outer`` and ``at`` for binary ones.
-
-    ``reduce``/``accumulate`` use the matching jnp reduction where there is
-    one (``jnp.add.reduce`` is ``jnp.sum`` over axis 0) and otherwise apply
-    the function step by step along the (static) axis.
-    """
-
-    def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
-                 reduce=None, accumulate=None, at=None):
-        self._func = func
-        self.__name__ = name or func.__name__
-        self.__doc__ = func.__doc__
-        self.nin, self.nout = operator.index(nin), operator.index(nout)
-        self.nargs = operator.index(nargs or nin)
-        self.identity = identity
-        self._reduce, self._accumulate, self._at = reduce, accumulate, at
-
-    def __repr__(self):
-        return f"<jnp.ufunc '{self.__name__}'>"
-
-    def __hash__(self):
-        return hash((self._func, self.__name__, self.identity, self.nin, self.nout))
-
-    def __eq__(self, other):
-        return isinstance(other, ufunc) and (
-            (self._func, self.__name__, self.identity, self.nin, self.nout) ==
-            (other._func, other.__name__, other.identity, other.nin, other.nout))
-
-    def __call__(self, *args, out=None, where=None):
-        if out is not None or where is not None:
-            # JAX's order (SPEC NP-72): the operands' kinds, where a string
-            # still counts as a scalar (NumPy's ``isscalar``), then ``out``
-            # and ``where``.
-            util.check_arraylike(self.__name__, *[a if type(a) is not str else 0
-                                                  for a in args])
-            if out is not None:
-                raise NotImplementedError(f"out argument of {self}")
-            raise NotImplementedError(f"where argument of {self}")
-        util.check_arraylike(self.__name__, *args)
-        return self._func(*args)
-
-    def _check_binary(self, method):
-        if self.nin != 2:
-            raise ValueError(f"{method} only supported for binary ufuncs")
-        if self.nout != 1:
-            raise ValueError(f"{method} only supported for functions returning a single value")
-
-    @partial(jit, static_argnames=("self", "axis", "dtype", "out", "keepdims"))
-    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
-               where=None):
-        """Reduce ``a`` along ``axis`` (default 0, as NumPy) with this function."""
-        util.check_arraylike(f"{self.__name__}.reduce", a)
-        self._check_binary("reduce")
-        if out is not None:
-            raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
-        if where is not None:
-            util.check_arraylike(f"{self.__name__}.reduce", where)
-            if self.identity is None and initial is None:
-                raise ValueError(f"reduction operation {self.__name__!r} does not have an "
-                                 "identity, so to use a where mask one has to specify "
-                                 "'initial'.")
-            if util._aval(where).dtype != dtypes.bool_:
-                raise ValueError("where argument must have dtype=bool; got "
-                                 f"dtype={util._aval(where).dtype}")
-        reduce = self._reduce or self._reduce_stepwise
-        return reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial,
-                      where=where)
-
-    def _reduce_stepwise(self, arr, axis=0, dtype=None, keepdims=False, initial=None,
-                         where=None):
-        arr = util.asarray(arr)
-        if isinstance(axis, tuple):
-            raise NotImplementedError("tuple of axes")
-        initial = self.identity if initial is None else initial
-        dtype = self._result_dtype(arr) if dtype is None else dtype
-        if where is not None:
-            where = util._broadcast_to(where, util._aval(arr).shape)
-        shape = util._aval(arr).shape
-        if axis is None:
-            final_shape = (1,) * len(shape) if keepdims else ()
-            arr = lax_shapes.reshape(arr, (math.prod(shape),))
-            where = None if where is None else lax_shapes.reshape(where, (math.prod(shape),))
-            axis = 0
-        else:
-            axis = core.canonicalize_axis(axis, len(shape))
-            final_shape = shape[:axis] + ((1,) if keepdims else ()) + shape[axis + 1:]
-        n = util._aval(arr).shape[axis]
-        if n == 0:
-            if initial is None:
-                raise ValueError(f"zero-size array to reduction operation {self.__name__} "
-                                 "which has no identity")
-            return _full_like(arr, initial, dtype=dtype, shape=final_shape)
-        slices = [lax.convert_element_type(lax_shapes.index_in_dim(arr, i, axis, False), dtype)
-                  for i in range(n)]
-        masks = (None if where is None else
-                 [lax_shapes.index_in_dim(where, i, axis, False) for i in range(n)])
-        if initial is None:
-            result, start = slices[0], 1
-        else:
-            result = util._broadcast_to(
-                lax.convert_element_type(util.asarray(initial), dtype), slices[0].shape)
-            start = 0
-        for i in range(start, n):
-            step = self(result, slices[i])
-            result = step if masks is None else _where(masks[i], step, result)
-        return lax_shapes.reshape(result, final_shape) if keepdims else result
-
-    def _result_dtype(self, arr):
-        one = _full_like(arr, 1, shape=())
-        return util._aval(self._func(one, one)).dtype
-
-    @partial(jit, static_argnames=("self", "axis", "dtype"))
-    def accumulate(self, a, axis=0, dtype=None, out=None):
-        """Running reduction of ``a`` along ``axis`` (``add``: ``cumsum``)."""
-        self._check_binary("accumulate")
-        if out is not None:
-            raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
-        accumulate = self._accumulate or self._accumulate_stepwise
-        return accumulate(a, axis=axis, dtype=dtype)
-
-    def _accumulate_stepwise(self, arr, axis=0, dtype=None):
-        util.check_arraylike(f"{self.__name__}.accumulate", arr)
-        arr = util.asarray(arr)
-        dtype = self._result_dtype(arr) if dtype is None else dtype
-        if axis is None or isinstance(axis, tuple):
-            raise ValueError("accumulate does not allow multiple axes")
-        shape = util._aval(arr).shape
-        axis = core.canonicalize_axis(axis, len(shape))
-        if 0 in shape:
-            return _full_like(arr, 0, dtype=dtype)
-        acc = lax.convert_element_type(lax_shapes.index_in_dim(arr, 0, axis, True), dtype)
-        steps = [acc]
-        for i in range(1, shape[axis]):
-            acc = self(acc, lax.convert_element_type(lax_shapes.index_in_dim(arr, i, axis, True), dtype))
-            steps.append(acc)
-        return lax_shapes.concatenate(steps, axis)
-
-    @partial(jit, static_argnums=(0,))
-    def outer(self, A, B, /):
-        """``f(a, b)`` for every pair: shape ``A.shape + B.shape``."""
-        self._check_binary("outer")
-        util.check_arraylike(f"{self.__name__}.outer", A, B)
-        a, b = util.asarray(A), util.asarray(B)
-        sa, sb = util._aval(a).shape, util._aval(b).shape
-        a = lax_shapes.reshape(a, (math.prod(sa), 1))
-        b = lax_shapes.reshape(b, (1, math.prod(sb)))
-        return lax_shapes.reshape(self(a, b), sa + sb)
-
-    def at(self, a, indices, b=None, /, *, inplace=True):
-        """``a`` with ``f`` applied at ``indices`` (``inplace=False`` required)."""
-        if inplace:
-            raise NotImplementedError(_AT_INPLACE_WARNING)
-        a = util.asarray(a)
-        if self._at is not None:
-            return self._at(a, indices, b)
-        ref = a.at[indices]
-        return ref.set(self(ref.get()) if b is None else self(ref.get(), b))
-
-    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
-        raise NotImplementedError("refjax does not implement ufunc.reduceat")
-
 
 def _reduction(name):
     """The jnp reduction ``name``, looked up when first used (no import cycle)."""
@@ -1384,6 +1214,14 @@ def _reduction(name):
 
 def _at_method(method):
     def at(a, indices, b):
+        a = util.asarray(a)
+        if _dtype(a) == dtypes.bool_ and method in ("add", "multiply"):
+            # Booleans add (or multiply) as 0/1 integers, then read back
+            # as truth values, as NumPy's bool add/multiply do.
+            one_zero = lambda x: lax.convert_element_type(x, np.int32)  # noqa: E731
+            b = one_zero(lax.convert_element_type(b, dtypes.bool_))
+            out = getattr(one_zero(a).at[indices], method)(b)
+            return lax.convert_element_type(out, dtypes.bool_)
         return getattr(a.at[indices], method)(b)
     return at
 
@@ -1399,8 +1237,9 @@ def _prod_reduce(a, axis=0, dtype=None, keepdims=False, initial=None, where=None
 
 
 def _ufunc(fn, nin, identity=None, reduce=None, accumulate=None, at=None):
-    return ufunc(fn, nin, 1, identity=identity, reduce=reduce, accumulate=accumulate,
-                 at=at)
+    """A built-in ufunc: ``fn`` is its own call (no per-element loop)."""
+    return ufunc(fn, nin, 1, identity=identity, call=fn, reduce=reduce,
+                 accumulate=accumulate, at=at)
 
 
 negative = _ufunc(negative, 1)
@@ -1419,7 +1258,3 @@ logical_xor = _ufunc(logical_xor, 2, False, _reduction("_reduce_logical_xor"))
 logaddexp = _ufunc(logaddexp, 2, -np.inf, _reduction("_logsumexp"))
 logaddexp2 = _ufunc(logaddexp2, 2, -np.inf, _reduction("_logsumexp2"))
 
-
-def frompyfunc(func, /, nin, nout, *, identity=None):
-    """A ``ufunc`` calling ``func`` (which must accept arrays elementwise)."""
-    return ufunc(func, nin, nout, identity=identity)

@@ -97,9 +97,14 @@ def place_on_device(x, device):
 def check_arraylike(fun_name, *args):
     """TypeError naming ``fun_name`` for a non-array argument (lists included)."""
     for pos, arg in enumerate(args):
-        if type(arg) is not ArrayImpl and not core.is_array_like(arg):
+        if type(arg) is ArrayImpl:
+            continue
+        if not core.is_array_like(arg):
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{type(arg)} at position {pos}.")
+        if getattr(arg, "dtype", None) == dtypes.float0:
+            raise TypeError(f"Called {fun_name} with a float0 array. "
+                            + dtypes.FLOAT0_NO_OPERATIONS.format(comma=""))
 
 
 def check_arraylike_unjitted(fun_name, *args):

@@ -60,13 +60,14 @@ def _check_prng_key(name, key, *, allow_batched=False):
     if _is_typed_key(key):
         typed, wrapped = key, False
     elif core.is_array_like(key) or isinstance(key, (int, float)):
+        # Invalid key data is reported before the legacy-key mode (RNG-106).
+        impl = prng.default_prng_impl()
+        prng.check_key_data(key, impl)
         mode = _config.legacy_prng_key.value
         if mode == "error":
             raise ValueError(_LEGACY_KEY_MSG)
         if mode == "warn":
             warnings.warn(_LEGACY_KEY_MSG, UserWarning, stacklevel=3)
-        impl = prng.default_prng_impl()
-        prng.check_key_data(key, impl)
         typed, wrapped = prng.random_wrap(key, impl), True
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
@@ -104,9 +105,21 @@ def _seed_array(ctor_name, seed):
     return creation.asarray(seed)
 
 
-def key(seed, *, impl=None):
-    """A typed key, dtype ``key<impl>`` and shape ``()`` (RNG-1)."""
-    impl = prng.resolve_prng_impl(impl)
+def _impl_or_dtype(fun_name, impl, dtype):
+    """The implementation named by ``impl`` or by ``dtype`` (a key dtype or
+    an implementation's name); naming both is ValueError (RNG-101)."""
+    if dtype is None:
+        return prng.resolve_prng_impl(impl)
+    if impl is not None:
+        raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to "
+                         f"jax.random.{fun_name}")
+    return prng.resolve_prng_impl(dtype)
+
+
+def key(seed, *, impl=None, dtype=None):
+    """A typed key, dtype ``key<impl>`` and shape ``()`` (RNG-1); ``dtype``
+    may name the implementation instead of ``impl`` (RNG-101)."""
+    impl = _impl_or_dtype("key", impl, dtype)
     return prng.random_seed(_seed_array("key", seed), impl)
 
 
@@ -128,9 +141,10 @@ def key_data(keys):
     return prng.random_unwrap(typed)
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
-    """Typed keys whose data is ``key_bits_array`` (uint32[..., 2]) (RNG-9)."""
-    impl = prng.resolve_prng_impl(impl)
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    """Typed keys whose data is ``key_bits_array`` (uint32[..., 2]) (RNG-9);
+    ``dtype`` may name the implementation instead of ``impl`` (RNG-101)."""
+    impl = _impl_or_dtype("wrap_key_data", impl, dtype)
     prng.check_key_data(key_bits_array, impl)
     return prng.random_wrap(key_bits_array, impl)
 

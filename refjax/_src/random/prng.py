@@ -30,7 +30,8 @@ import numpy as np
 from refjax._src import backend as _backend
 from refjax._src import config as _config
 from refjax._src import dtypes
-from refjax._src.array import Array
+from refjax._src import mesh as _mesh
+from refjax._src.array import Array, ArrayImpl
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import key_reuse as kr
@@ -388,12 +389,13 @@ def default_prng_impl():
 
 def resolve_prng_impl(impl_spec):
     """An implementation from ``None`` (the default), a name, a
-    :class:`PRNGSpec` or a :class:`PRNGImpl`."""
+    :class:`PRNGSpec`, a :class:`PRNGImpl` or a key dtype, which names its
+    implementation (SPEC RNG-101)."""
     if impl_spec is None:
         return default_prng_impl()
     if isinstance(impl_spec, PRNGImpl):
         return impl_spec
-    if isinstance(impl_spec, PRNGSpec):
+    if isinstance(impl_spec, (PRNGSpec, KeyTy)):
         return impl_spec._impl
     if isinstance(impl_spec, str):
         if impl_spec in prngs:
@@ -439,6 +441,35 @@ class KeyTy(dtypes.ExtendedDType):
         """The key array whose data is ``buffer`` (``core.wrap_buffer``)."""
         return PRNGKeyArray(self._impl, buffer)
 
+    def full(self, shape, fill_value):
+        """Keys of ``shape`` filled with ``fill_value`` (``jnp.full`` and
+        the ``*_like`` creators, RNG-104): a key array of this dtype is
+        broadcast; a scalar is converted to uint32 and sets every word."""
+        shape = tuple(shape)
+        fill_dtype = getattr(fill_value, "dtype", None)
+        if is_key_dtype(fill_dtype):
+            return _broadcast_keys(self, fill_value, shape)
+        if np.ndim(fill_value):
+            raise ValueError(f"Cannot convert_element_type from "
+                             f"{np.result_type(fill_value).name} to {self.name}: "
+                             "fill keys with a scalar or with a key array")
+        data = lax.full(shape + self._impl.key_shape, fill_value, dtypes.uint32)
+        return random_wrap(data, self._impl)
+
+
+def _broadcast_keys(dtype, keys, shape):
+    """``keys`` broadcast to ``shape`` as the fill of an array of key ``dtype``."""
+    if keys.dtype != dtype:
+        raise ValueError(f"Cannot fill an array of dtype {dtype.name} with keys "
+                         f"of dtype {keys.dtype.name}")
+    rank = len(keys.shape)
+    if rank > len(shape) or any(k not in (1, n) for k, n in
+                                zip(keys.shape[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {keys.shape} "
+                         f"and requested shape {shape}")
+    dims = tuple(range(len(shape) - rank, len(shape)))
+    return shapes.broadcast_in_dim(keys, shape, dims)
+
 
 def key_dtype(impl):
     return _KEY_DTYPES.setdefault(impl.name, KeyTy(impl))
@@ -458,24 +489,32 @@ def key_data_shape(aval):
 
 class PRNGKeyArray(Array):
     """A concrete array of typed keys: its shape counts keys, and its data is
-    a uint32 buffer of shape (*shape, *key_shape) (RNG-3).
+    a uint32 array of shape (*shape, *key_shape), ``_base_array`` (RNG-3).
 
     Shape operations, indexing, ``vmap`` and the control-flow primitives
     accept it; numeric operations raise ``TypeError``; ``np.asarray`` of it
-    raises too (use ``random.key_data``).  ``_consumed`` is the key-reuse
-    checker's state (RNG-65): ``False``, ``True`` or a mask over the keys."""
+    raises too (use ``random.key_data``).  Placement, deletion and the other
+    runtime queries of ``jax.Array`` are those of the data (RNG-102).
+    ``_consumed`` is the key-reuse checker's state (RNG-65): ``False``,
+    ``True`` or a mask over the keys."""
 
-    __slots__ = ("_impl", "_base", "_consumed", "__weakref__")
+    __slots__ = ("_impl", "_base_array", "_consumed", "__weakref__")
     __hash__ = None
 
     def __init__(self, impl, base):
         self._impl = impl
-        self._base = base
+        # ``base`` is a backend buffer (from a kernel) or a uint32 Array.
+        self._base_array = base if isinstance(base, ArrayImpl) else \
+            ArrayImpl(base, dtypes.uint32)
         self._consumed = False
 
     @property
+    def _base(self):
+        return self._base_array._value
+
+    @property
     def _value(self):
-        return self._base
+        return self._base_array._value
 
     @property
     def aval(self):
@@ -487,7 +526,8 @@ class PRNGKeyArray(Array):
 
     @property
     def shape(self):
-        return tuple(self._base.shape[:self._base.ndim - len(self._impl.key_shape)])
+        base_shape = self._base_array.shape
+        return tuple(base_shape[:len(base_shape) - len(self._impl.key_shape)])
 
     @property
     def ndim(self):
@@ -506,31 +546,72 @@ class PRNGKeyArray(Array):
         return self.size * self.itemsize
 
     weak_type = False
-    committed = False
+
+    # -- placement and lifetime: the data's (RNG-102) ------------------------
+    @property
+    def committed(self):
+        return self._base_array.committed
 
     def devices(self):
-        from refjax._src import devices as _devices
-        return {_devices.default_device()}
+        return self._base_array.devices()
 
     @property
     def device(self):
-        from refjax._src import devices as _devices
-        return _devices.default_device()
+        return self._base_array.device
 
     @property
     def sharding(self):
-        """Where the key lives: a ``SingleDeviceSharding`` of the default
+        """Where the keys live: the data's sharding while that is on one
         device, as for JAX's uncommitted key arrays (FUZZ-2)."""
-        from refjax._src import mesh as _mesh
-        return _mesh.SingleDeviceSharding(self.device)
+        return self._base_array.sharding
 
-    def block_until_ready(self):
-        _backend.get().block_until_ready(self._base)
-        return self
+    @property
+    def is_fully_addressable(self):
+        return self._base_array.is_fully_addressable
+
+    @property
+    def is_fully_replicated(self):
+        return self._base_array.is_fully_replicated
+
+    def delete(self):
+        self._base_array.delete()
 
     def is_deleted(self):
-        return False
+        return self._base_array.is_deleted()
 
+    def block_until_ready(self):
+        self._base_array.block_until_ready()
+        return self
+
+    def copy_to_host_async(self):
+        self._base_array.copy_to_host_async()
+
+    def on_device_size_in_bytes(self):
+        return self._base_array.on_device_size_in_bytes()
+
+    def unsafe_buffer_pointer(self):
+        return self._base_array.unsafe_buffer_pointer()
+
+    def addressable_data(self, index):
+        return PRNGKeyArray(self._impl, self._base_array.addressable_data(index))
+
+    @property
+    def addressable_shards(self):
+        """The data's shards, each holding its block as keys."""
+        return [_mesh.Shard(s.device, s.index, s.replica_id,
+                            PRNGKeyArray(self._impl, s.data))
+                for s in self._base_array.addressable_shards]
+
+    @property
+    def global_shards(self):
+        return self.addressable_shards
+
+    def copy(self):
+        out = self.__copy__()
+        out._consumed = self._consumed
+        return out
+
+    # -- Python protocols -----------------------------------------------------
     def __len__(self):
         if not self.ndim:
             raise TypeError("len() of unsized object")
@@ -541,7 +622,8 @@ class PRNGKeyArray(Array):
             raise TypeError("iteration over a 0-d key array")
         # Fresh key arrays over the data, as JAX iterates (no slicing, so
         # the key-reuse checker sees no consumption; RNG-65).
-        return (PRNGKeyArray(self._impl, self._base[i]) for i in range(self.shape[0]))
+        base = self._base
+        return (PRNGKeyArray(self._impl, base[i]) for i in range(self.shape[0]))
 
     def __bool__(self):
         raise TypeError("key array cannot be converted to boolean.")
@@ -565,10 +647,12 @@ class PRNGKeyArray(Array):
         return format(repr(self), spec)
 
     def __copy__(self):
-        return PRNGKeyArray(self._impl, self._base)
+        # A new data Array over the same immutable buffer: deleting the
+        # copy leaves the original usable.
+        return PRNGKeyArray(self._impl, self._base_array.clone())
 
     def __deepcopy__(self, memo):
-        return PRNGKeyArray(self._impl, self._base)
+        return self.__copy__()
 
 
 def _abstract_method(name):
@@ -797,8 +881,15 @@ def random_wrap(base, impl):
     return random_wrap_p.bind(base, impl=impl)
 
 
+def _check_unwrap_operand(keys):
+    """JAX's TypeError for unwrapping what is not a key array (RNG-103)."""
+    dtype = getattr(keys, "dtype", None)
+    if not is_key_dtype(dtype):
+        raise TypeError(f"random_unwrap takes key array operand, got keys.dtype={dtype!r}")
+
+
 def _unwrap_abstract_eval(keys):
-    _key_impl_of(keys, "random_unwrap")
+    _check_unwrap_operand(keys)
     return ShapedArray(key_data_shape(keys), dtypes.uint32)
 
 
@@ -807,6 +898,7 @@ random_unwrap_p = _key_primitive("random_unwrap", _unwrap_abstract_eval,
 
 
 def random_unwrap(keys):
+    _check_unwrap_operand(keys)
     return random_unwrap_p.bind(keys)
 
 

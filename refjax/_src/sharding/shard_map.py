@@ -479,7 +479,7 @@ def _check_statics(fun, statics, args):
 
 def _check_axes_tree(axes, what):
     for leaf in tree_util.tree_leaves(axes):
-        if not isinstance(leaf, int):
+        if not isinstance(leaf, int) or isinstance(leaf, bool):     # False is no axis
             raise TypeError(
                 f"pmap {what} must be an int, None, or (nested) container with "
                 f"those types as leaves, but got {leaf}.")

@@ -6,17 +6,36 @@ trace become leading operands of the primitive (``consts``), so the
 primitive's jaxprs only hold concrete constants.
 """
 import inspect
+import weakref
 
-from refjax._src import core, tree_util
+from refjax._src import api, core, lru, tree_util
 from refjax._src.interpreters import partial_eval as pe
 
 
-def trace_to_jaxpr(fun, in_tree, in_avals, name):
+def trace_to_jaxpr(fun, in_tree, in_avals, name, *, key_fun=None,
+                   cacheable=None):
     """``(closed jaxpr, consts, out_tree)`` of ``fun`` applied to the pytree
     ``in_tree`` of values of ``in_avals``.
 
     The closed jaxpr's invars are the hoisted consts followed by the flat
-    arguments; ``consts`` are the enclosing-trace values to pass for them."""
+    arguments; ``consts`` are the enclosing-trace values to pass for them.
+    A trace is remembered per function (``key_fun``, default ``fun``),
+    argument signature and tracing options, so that calling a loop again
+    with the same body does not run the body's Python again (SPEC CF-92);
+    a trace that closed over a tracer, or for which ``cacheable()`` is
+    false, is not remembered."""
+    key = _trace_key(fun if key_fun is None else key_fun, in_tree, in_avals, name)
+    per_fun = _cache_for(key)
+    found = per_fun.get(key[1]) if per_fun is not None else None
+    if found is not None:
+        return found
+    result = _trace_uncached(fun, in_tree, in_avals, name)
+    if per_fun is not None and _reusable(result[1]) and (cacheable is None or cacheable()):
+        per_fun[key[1]] = result
+    return result
+
+
+def _trace_uncached(fun, in_tree, in_avals, name):
     out_tree_box = []
 
     def flat_fun(*leaves):
@@ -29,6 +48,37 @@ def trace_to_jaxpr(fun, in_tree, in_avals, name):
                                core.DebugInfo(name, name, None))
     closed, consts = pe.closure_convert(closed)
     return closed, consts, out_tree_box[0]
+
+
+# fun -> LRU of (signature, options) -> trace; emptied by jax.clear_caches.
+_traces = lru.register(weakref.WeakKeyDictionary())
+
+
+def _trace_key(fun, in_tree, in_avals, name):
+    """``(fun, rest)``: the options that change a trace (x64, promotion,
+    ...) and the bound axis names are part of ``rest``."""
+    options = api._trace_key_options(api._config_key())
+    return fun, (in_tree, tuple(in_avals), name, options, core.axis_env_key())
+
+
+def _cache_for(key):
+    """The per-function LRU for ``key``, or None when the function or the
+    signature cannot be a cache key (not weakly referable, unhashable)."""
+    fun, rest = key
+    try:
+        hash(rest)
+        per_fun = _traces.get(fun)
+        if per_fun is None:
+            per_fun = _traces.setdefault(fun, lru.LRU(lru.TRACE_CACHE_SIZE))
+        return per_fun
+    except TypeError:
+        return None
+
+
+def _reusable(consts):
+    """A trace holding a tracer of the calling trace is good for that call
+    only."""
+    return not any(isinstance(c, core.Tracer) for c in consts)
 
 
 def aval_of(x):

@@ -20,7 +20,7 @@ from refjax._src import config as _config
 from refjax._src import core, dtypes, tree_util
 from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, Var
-from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import ad, batching, dce
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.lax import lax
@@ -382,6 +382,62 @@ def _cond_partial_eval(trace, args, params):
 
 
 cond_p.partial_eval = _cond_partial_eval
+
+
+def _cond_partial_eval_custom(saveable, unks_in, inst_in, eqn):
+    """Split each branch with the checkpoint policy: the known ``cond``
+    returns the known outputs and every branch's residuals (merged slots),
+    the staged ``cond`` recomputes the rest from them and all operands
+    (SPEC AD-98).  An unknown index stages the whole ``cond``."""
+    index_uk, *ops_uk = unks_in
+    branches = eqn.params["branches"]
+    not_inst = [v for v, i in zip(eqn.invars, inst_in) if type(v) is Var and not i]
+    n_out = len(eqn.outvars)
+    if index_uk:
+        return None, eqn, [True] * n_out, [True] * n_out, not_inst
+
+    def split(b, ensure_uk):
+        return pe.partial_eval_jaxpr_custom(b.jaxpr, ops_uk, True, ensure_uk, True, saveable)
+
+    out_uk = [any(u) for u in zip(*[split(b, False)[2] for b in branches])]
+    splits = [split(b, out_uk) for b in branches]
+    res_avals = [[v.aval for v in s[1].invars[:s[4]]] for s in splits]
+    all_res, where = _merge_residuals(res_avals)
+    n_known = n_out - sum(out_uk)
+    known = tuple(_pad_residual_outputs(ClosedJaxpr(s[0], b.consts), all_res, w, n_known)
+                  for s, b, w in zip(splits, branches, where))
+    staged = tuple(_pad_residual_inputs(ClosedJaxpr(s[1], b.consts), all_res, w)
+                   for s, b, w in zip(splits, branches, where))
+    res = [Var(a) for a in all_res]
+    index, *ops = eqn.invars
+    eqn_known = eqn.replace(
+        invars=[index, *[v for v, u in zip(ops, ops_uk) if not u]],
+        outvars=[v for v, u in zip(eqn.outvars, out_uk) if not u] + res,
+        params=dict(eqn.params, branches=known))
+    eqn_staged = eqn.replace(invars=[index, *res, *ops],
+                             params=dict(eqn.params, branches=staged))
+    return eqn_known, eqn_staged, out_uk, [True] * n_out, not_inst + res
+
+
+def _cond_dce(used_outputs, eqn):
+    """Drop the outputs nobody reads from every branch, then the operands
+    no branch reads any more (SPEC AD-99)."""
+    if not any(used_outputs):
+        return [False] * len(eqn.invars), None
+    branches = eqn.params["branches"]
+    used_ops = [any(u) for u in zip(*[dce.dce_jaxpr(b.jaxpr, used_outputs)[1]
+                                      for b in branches])]
+    new = tuple(ClosedJaxpr(dce.dce_jaxpr(b.jaxpr, used_outputs, used_ops)[0], b.consts)
+                for b in branches)
+    used_in = [True, *used_ops]
+    return used_in, eqn.replace(
+        invars=[v for v, u in zip(eqn.invars, used_in) if u],
+        outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+        params=dict(eqn.params, branches=new))
+
+
+cond_p.partial_eval_custom = _cond_partial_eval_custom
+cond_p.dce_rule = _cond_dce
 
 
 def _merge_residuals(res_avals):

@@ -44,7 +44,8 @@ def while_loop(cond_fun, body_fun, init_val):
     found = []      # jax.Refs the functions reach from outside (SPEC EXT-10)
     traced = _trace_loop(api.ref_hooks.discover(cond_fun, found, "while_cond"),
                          api.ref_hooks.discover(body_fun, found, "while_body"),
-                         in_tree, in_avals)
+                         in_tree, in_avals, keys=(cond_fun, body_fun),
+                         cacheable=lambda: not found)
     if found:
         return api.ref_hooks.while_loop(while_loop, cond_fun, body_fun, found,
                                         init_val)
@@ -84,13 +85,17 @@ class _TracedLoop:
         self.body_out_avals = body.out_avals
 
 
-def _trace_loop(cond_fun, body_fun, in_tree, in_avals):
-    """Trace both functions on ``in_avals``; check the predicate (CF-31)."""
+def _trace_loop(cond_fun, body_fun, in_tree, in_avals, keys=(None, None),
+                cacheable=None):
+    """Trace both functions on ``in_avals``; check the predicate (CF-31).
+    The traces are remembered under the functions in ``keys`` (CF-92)."""
     carry_tree = tree_util.treedef_tuple([in_tree])
     cond, cond_consts, cond_tree = trace_to_jaxpr(
-        cond_fun, carry_tree, in_avals, "while_cond")
+        cond_fun, carry_tree, in_avals, "while_cond", key_fun=keys[0],
+        cacheable=cacheable)
     body, body_consts, body_tree = trace_to_jaxpr(
-        body_fun, carry_tree, in_avals, "while_body")
+        body_fun, carry_tree, in_avals, "while_body", key_fun=keys[1],
+        cacheable=cacheable)
     _check_predicate(cond, cond_tree)
     return _TracedLoop(cond, cond_consts, body, body_consts, body_tree)
 

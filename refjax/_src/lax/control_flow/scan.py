@@ -14,7 +14,7 @@ import numpy as np
 from refjax._src import api, backend, config, core, dtypes, errors, tree_util
 from refjax._src.compiler import executable_for
 from refjax._src.core import ClosedJaxpr, Primitive, ShapedArray
-from refjax._src.interpreters import ad, batching
+from refjax._src.interpreters import ad, batching, dce
 from refjax._src.interpreters import key_reuse as kr
 from refjax._src.interpreters import partial_eval as pe
 from refjax._src.lax import lax, shapes
@@ -293,6 +293,71 @@ def _params(closed, num_consts, num_carry, common):
 scan_p.partial_eval = _scan_partial_eval
 
 
+def _scan_partial_eval_custom(saveable, unks_in, inst_in, eqn):
+    """Split the body with the checkpoint policy (SPEC AD-98): a carry is
+    unknown once its carry-out is (a fixed point).  The known ``scan``
+    returns its known outputs and, as extra ``y``s, the residuals of each
+    iteration; the staged ``scan`` takes every operand and scans over those
+    stacked residuals, recomputing whatever the policy did not save."""
+    params = eqn.params
+    body, n_c, n_k = params["jaxpr"], params["num_consts"], params["num_carry"]
+    const_uk, carry_uk, xs_uk = _split(unks_in, [n_c, n_k])
+    n_ys = len(body.out_avals) - n_k
+    for _ in range(n_k + 1):
+        flags = const_uk + carry_uk + xs_uk
+        known, staged, out_uk, out_inst, num_res = pe.partial_eval_jaxpr_custom(
+            body.jaxpr, flags, True, carry_uk + [False] * n_ys, True, saveable)
+        grown = [a or b for a, b in zip(carry_uk, out_uk[:n_k])]
+        if grown == carry_uk:
+            break
+        carry_uk = grown
+    res_avals = [v.aval for v in staged.invars[:num_res]]
+    staged = staged.replace(invars=staged.invars[num_res:] + staged.invars[:num_res])
+    res = [core.Var(_stacked(a, params["length"])) for a in res_avals]
+    n_in = len(eqn.invars)
+    eqn_known = eqn.replace(
+        invars=[v for v, u in zip(eqn.invars, flags) if not u],
+        outvars=[v for v, u in zip(eqn.outvars, out_uk) if not u] + res,
+        params=dict(params, jaxpr=ClosedJaxpr(known, body.consts),
+                    num_consts=n_c - sum(const_uk), num_carry=n_k - sum(carry_uk),
+                    linear=(False,) * (n_in - sum(flags))))
+    eqn_staged = eqn.replace(
+        invars=[*eqn.invars, *res],
+        params=dict(params, jaxpr=ClosedJaxpr(staged, body.consts),
+                    linear=(False,) * (n_in + len(res))))
+    not_inst = [v for v, i in zip(eqn.invars, inst_in) if type(v) is core.Var and not i]
+    return eqn_known, eqn_staged, out_uk, [True] * len(out_uk), not_inst + res
+
+
+def _scan_dce(used_outputs, eqn):
+    """Drop unused ``y``s and every carry that no used output depends on
+    (a fixed point over iterations), then the unread operands (SPEC AD-99)."""
+    if not any(used_outputs):
+        return [False] * len(eqn.invars), None
+    params = eqn.params
+    body, n_c, n_k = params["jaxpr"], params["num_consts"], params["num_carry"]
+    used_carry, used_ys = used_outputs[:n_k], list(used_outputs[n_k:])
+    while True:
+        _, used_in = dce.dce_jaxpr(body.jaxpr, used_carry + used_ys)
+        grown = [a or b for a, b in zip(used_carry, used_in[n_c:n_c + n_k])]
+        if grown == used_carry:
+            break
+        used_carry = grown
+    inst = [False] * n_c + used_carry + [False] * (len(eqn.invars) - n_c - n_k)
+    new_body, used_in = dce.dce_jaxpr(body.jaxpr, used_carry + used_ys, inst)
+    used_out = used_carry + used_ys
+    return used_in, eqn.replace(
+        invars=[v for v, u in zip(eqn.invars, used_in) if u],
+        outvars=[v for v, u in zip(eqn.outvars, used_out) if u],
+        params=dict(params, jaxpr=ClosedJaxpr(new_body, body.consts),
+                    num_consts=sum(used_in[:n_c]), num_carry=sum(used_carry),
+                    linear=(False,) * sum(used_in)))
+
+
+scan_p.partial_eval_custom = _scan_partial_eval_custom
+scan_p.dce_rule = _scan_dce
+
+
 # ---------------------------------------------------------------------------
 # Transposition (SPEC CF-62)
 # ---------------------------------------------------------------------------
@@ -504,13 +569,14 @@ def _check_trip_count(length):
             f"(at most {2 ** (bits - 1) - 1}); split the loop into shorter ones.")
 
 
-def _trace_body(f, init, xs, carry_avals, x_avals):
+def _trace_body(f, init, xs, carry_avals, x_avals, key_fun=None, cacheable=None):
     """``(closed body, consts, carry-out tree, ys tree)`` of ``f`` traced on
     the carry and one slice of ``xs``; the body must return a pair (SPEC
     CF-52)."""
     in_tree = tree_util.tree_structure((init, xs))
     closed, consts, out_tree = trace_to_jaxpr(f, in_tree, carry_avals + x_avals,
-                                              getattr(f, "__name__", "scan"))
+                                              getattr(f, "__name__", "scan"),
+                                              key_fun=key_fun, cacheable=cacheable)
     # Constant arrays the body closes over become operands too, as in JAX.
     j = closed.jaxpr
     consts = [*closed.consts, *consts]
@@ -553,7 +619,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1,
     in_avals = [aval_of(c) for c in init_flat]
     found = []      # jax.Refs the body reaches from outside (SPEC EXT-10)
     closed, consts, out_carry_tree, ys_tree = _trace_body(
-        api.ref_hooks.discover(f, found, "scan"), init, xs, in_avals, x_avals)
+        api.ref_hooks.discover(f, found, "scan"), init, xs, in_avals, x_avals,
+        key_fun=f, cacheable=lambda: not found)
     if found:
         return api.ref_hooks.scan(scan, f, found, init, xs, length=length,
                                   reverse=reverse, unroll=unroll,
@@ -674,7 +741,10 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
     Concrete bounds give a ``scan`` over the carry ``(i, val)`` (reverse-mode
     differentiable); traced bounds a ``while_loop`` over ``(i, upper, val)``
-    (SPEC CF-65)."""
+    (SPEC CF-65); a ``body_fun`` that is not callable is a ``TypeError``
+    (SPEC CF-93)."""
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
     dtype = _loop_dtype(lower, upper)
     lo, hi = _static_int(lower), _static_int(upper)
     if lo is not None and hi is not None:
