@@ -51,3 +51,18 @@ def test_differential_report_per_area_and_clause(tmp_path):
     text = md.read_text()
     assert "| DIFF-13 |" in text and "compared it with `refjax`" in text
     assert "## Failures" in text and "None." in text
+
+
+@pytest.mark.spec("BE-8")
+def test_paths_narrow_the_run_and_the_table_names_what_ran():
+    result = _cli("conformance/test_jaxsuite_api.py", "-k", "float0")
+    assert result.returncode == 0, result.stdout[-3000:]
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("conformance/test_jaxsuite_api.py ") for line in lines)
+    table = lines[lines.index("Conformance of 'refjax' (SPEC.md areas)"):]
+    rows = {line.split()[0]: line.split() for line in table[1:] if line and line[0].isalpha()}
+    assert set(rows) >= {"DT", "total"} and rows["total"][-3:] == ["2", "0", "0"]
+    from refjax._src.version import __version__
+    about = table[-1]
+    assert about.startswith(f"refjax {__version__}") and "implementation: refjax" in about
+    assert "differential reference: jax" in about

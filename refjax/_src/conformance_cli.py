@@ -15,9 +15,11 @@ test failed.
 """
 import argparse
 import collections
+import importlib
 import json
 import os
 import re
+import subprocess
 import sys
 
 
@@ -156,6 +158,49 @@ def resolve_reference(directory, impl, reference):
     return default_reference(impl)
 
 
+def split_paths(extra):
+    """Test files, directories and node ids among the extra arguments (they
+    narrow the run, SPEC BE-8); the rest are pytest options."""
+    paths, options = [], []
+    for i, arg in enumerate(extra):
+        after_option = i > 0 and extra[i - 1] in ("-k", "-m", "-p", "-n", "--deselect")
+        target = arg.split("::")[0]
+        if not arg.startswith("-") and not after_option and os.path.exists(target) and (
+                target.endswith(".py") or os.path.isdir(target)):
+            paths.append(arg)
+        else:
+            options.append(arg)
+    return paths, options
+
+
+def _version_of(module_name):
+    try:
+        return getattr(importlib.import_module(module_name), "__version__", "?")
+    except Exception:               # the table is printed whatever happens
+        return "not importable"
+
+
+def _commit(directory):
+    try:
+        out = subprocess.run(["git", "-C", directory, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def describe_run(directory, impl, reference):
+    """What was tested: refjax's version and commit, the implementation and
+    its version, the reference of the differential rows (SPEC BE-8)."""
+    from refjax._src.version import __version__
+    commit = _commit(directory)
+    line = f"refjax {__version__}" + (f" (commit {commit})" if commit else "")
+    line += f"; implementation: {impl} {_version_of(impl)}"
+    if reference:
+        line += f"; differential reference: {reference} {_version_of(reference)}"
+    return line
+
+
 def pytest_options(args):
     options = [f"--impl={args.impl}"]
     if args.reference:
@@ -189,16 +234,20 @@ def main(argv=None):
                         help="the same report as JSON")
     args, extra = parser.parse_known_args(argv)
     directory = find_conformance_dir()
+    paths, extra = split_paths(extra)
     target = os.path.join(directory, "test_differential.py") if args.differential else directory
     tally = AreaTally()
-    code = pytest.main([target, *pytest_options(args), "-q", "-p", "no:cacheprovider", *extra],
-                       plugins=[tally])
+    # Not -q: pytest names each file with its progress, so the long
+    # differential stretch does not look like a hang.
+    code = pytest.main([*(paths or [target]), *pytest_options(args), "-p", "no:cacheprovider",
+                        *extra], plugins=[tally])
     spec_path = os.path.join(os.path.dirname(directory), "SPEC.md")
+    reference = resolve_reference(directory, args.impl, args.reference)
     print()
     print(format_table(tally.counts, area_titles(spec_path), args.impl))
+    print(describe_run(directory, args.impl, reference))
     if args.report or args.report_json:
-        data = report_data(tally, spec_path, args.impl,
-                           resolve_reference(directory, args.impl, args.reference))
+        data = report_data(tally, spec_path, args.impl, reference)
         if args.report:
             with open(args.report, "w") as f:
                 f.write(format_markdown(data))
