@@ -6,8 +6,15 @@ one on the implementation under test (``--impl``) and on the reference
 fails with the shrunk program's reproducer on the first disagreement.
 ``--diff-examples`` (total programs, spread over the families; default 200)
 and ``--diff-seed`` (default 0) set the run; README "Differential testing"
-gives the long run.
+gives the long run.  A family's programs are drawn in shards of at most
+``SHARD_SIZE``, one test each, so that ``-n`` (pytest-xdist) spreads them
+over the cores; the shards depend on the budget and seed alone, never on
+the number of workers (SPEC DIFF-16, DIFF-17).
 """
+import collections
+import difflib
+import json
+import math
 import os
 import subprocess
 import sys
@@ -17,9 +24,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 
-from conformance.differential import (DEFAULT_EXAMPLES, DEFAULT_SEED, FAMILIES, Outcome, Pair,
-                                      compare, default_reference, find_disagreement, load,
-                                      per_family, programs, run)
+from conformance.differential import (
+    DEFAULT_EXAMPLES, DEFAULT_SEED, FAMILIES, Outcome, Pair, compare, default_reference,
+    find_disagreement, load, per_family, programs, run,
+)
 from conformance.differential.compare import to_host
 from conformance.differential.program import Block, Input, Node, Program
 from conformance.differential.types import Abstract
@@ -42,22 +50,143 @@ def pair(request, impl_name, jax):
     return Pair(load(impl_name), reference)
 
 
-@pytest.fixture(scope="session")
-def budget(request):
-    examples = request.config.getoption("--diff-examples") or DEFAULT_EXAMPLES
-    chosen = request.config.getoption("--diff-seed")
-    return per_family(examples), DEFAULT_SEED if chosen is None else chosen
+SHARD_SIZE = 50    # programs per test at most (seconds each, refjax against JAX)
 
 
-@pytest.mark.parametrize("family", [pytest.param(f, marks=pytest.mark.spec(FAMILY_CLAUSE[f]))
-                                    for f in FAMILIES])
-def test_family_agrees_with_reference(pair, budget, family, record_property):
-    examples, chosen_seed = budget
-    found = find_disagreement(pair, family, examples, chosen_seed)
+class Shard(collections.namedtuple("Shard", "index count programs seed")):
+    """One test's part of a family's programs: ``programs`` drawn by
+    Hypothesis from ``seed``."""
+
+    def id(self, family):
+        return family if self.count == 1 else f"{family}-{self.index + 1}of{self.count}"
+
+
+def shard_seed(chosen, index):
+    """The first shard draws from the chosen seed itself (so a run of one
+    shard per family draws what an unsharded run drew); shard ``i`` from the
+    string ``"S.i"``, which no integer seed ``S`` can repeat."""
+    return chosen if index == 0 else f"{chosen}.{index}"
+
+
+def shard_plan(examples, chosen_seed):
+    """A family's ``examples`` programs split into shards of at most
+    ``SHARD_SIZE``, as even as can be (SPEC DIFF-16)."""
+    count = max(1, math.ceil(examples / SHARD_SIZE))
+    return [Shard(i, count, examples // count + (i < examples % count), shard_seed(chosen_seed, i))
+            for i in range(count)]
+
+
+def chosen_budget(config):
+    """Programs per family and the seed, as --diff-examples/--diff-seed say."""
+    chosen = config.getoption("--diff-seed")
+    return (per_family(config.getoption("--diff-examples") or DEFAULT_EXAMPLES),
+            DEFAULT_SEED if chosen is None else chosen)
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.name == "test_family_agrees_with_reference":
+        plan = shard_plan(*chosen_budget(metafunc.config))
+        metafunc.parametrize("family, shard", [
+            pytest.param(f, shard, marks=pytest.mark.spec(FAMILY_CLAUSE[f]), id=shard.id(f))
+            for f in FAMILIES for shard in plan])
+
+
+def test_family_agrees_with_reference(pair, family, shard, record_property):
+    found = find_disagreement(pair, family, shard.programs, shard.seed)
     if found is not None:
         record_property("reproducer", found.program.source())
         record_property("disagreement", found.problem)
-        pytest.fail(found.report(), pytrace=False)
+        pytest.fail(f"{found.report()}\n(shard {shard.index + 1} of {shard.count}: "
+                    f"{shard.programs} programs drawn from seed {shard.seed!r})", pytrace=False)
+
+
+class Recorder:
+    """A stand-in for a Pair that runs nothing: it keeps the source of each
+    program drawn, and agrees."""
+    eager = False
+
+    def __init__(self, module):
+        self.impl = self.reference = module
+        self.sources = []
+
+    def check(self, program):
+        self.sources.append(program.source())
+
+
+def drawn(plan, family, module):
+    """The sources of the programs the shards of ``plan`` draw, in order."""
+    recorder = Recorder(module)
+    for shard in plan:
+        assert find_disagreement(recorder, family, shard.programs, shard.seed) is None
+    return recorder.sources
+
+
+@pytest.mark.spec("DIFF-16")
+@pytest.mark.parametrize("examples", [1, 20, 50, 51, 137, 1000])
+def test_shards_split_the_budget(examples):
+    plan = shard_plan(examples, 7)
+    assert sum(shard.programs for shard in plan) == examples
+    assert all(0 < shard.programs <= SHARD_SIZE for shard in plan)
+    assert max(s.programs for s in plan) - min(s.programs for s in plan) <= 1
+    assert [shard.index for shard in plan] == list(range(len(plan)))
+    assert plan[0].seed == 7 and len({shard.seed for shard in plan}) == len(plan)
+    assert len({shard.id("mixed") for shard in plan}) == len(plan)
+
+
+@pytest.mark.spec("DIFF-16")
+def test_seeds_of_two_runs_never_meet():
+    seeds = [shard.seed for chosen in range(12) for shard in shard_plan(600, chosen)]
+    assert len(set(seeds)) == len(seeds)
+
+
+DRAW_ELSEWHERE = """
+import importlib, json, sys
+sys.path.insert(0, {root!r})
+from conformance.test_differential import drawn, shard_plan
+print(json.dumps(drawn(shard_plan({examples}, {chosen}), {family!r},
+                       importlib.import_module({impl!r}))))
+"""
+
+
+@pytest.mark.spec("DIFF-17")
+def test_shards_draw_the_same_programs_in_any_process(jax):
+    """A shard's programs depend on the budget and the seed alone: a fresh
+    interpreter (an xdist worker) draws what this one draws."""
+    plan = shard_plan(70, 3)
+    here = drawn(plan, "control", jax)
+    first = drawn(plan[:1], "control", jax)
+    assert here[:len(first)] == first and set(here[len(first):]) - set(first)
+    script = DRAW_ELSEWHERE.format(root=ROOT, examples=70, chosen=3, family="control",
+                                   impl=jax.__name__)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    elsewhere = json.loads(result.stdout)
+    differ = [(a, b) for a, b in zip(here, elsewhere) if a != b]
+    assert len(here) == len(elsewhere) and not differ, "\n".join(difflib.unified_diff(
+        *(text.splitlines() for text in differ[0]), "here", "elsewhere", lineterm=""))
+
+
+class Disagreeing(Recorder):
+    """A stand-in pair that disagrees on every program."""
+
+    def check(self, program):
+        super().check(program)
+        return "planted disagreement"
+
+
+@pytest.mark.spec("DIFF-18")
+def test_a_failing_shard_names_its_seed_and_reproducer(jax):
+    properties = []
+    shard = shard_plan(120, 9)[2]
+    with pytest.raises(pytest.fail.Exception) as failed:
+        test_family_agrees_with_reference(Disagreeing(jax), "elementwise", shard,
+                                          lambda *kv: properties.append(kv))
+    text, recorded = str(failed.value), dict(properties)
+    assert "(shard 3 of 3: 40 programs drawn from seed '9.2')" in text
+    assert recorded["disagreement"] == "planted disagreement"
+    assert "Reproducer" in text and recorded["reproducer"] in text
+    assert recorded["reproducer"].lstrip().startswith("import jax")
 
 
 # ---------------------------------------------------------------------------

@@ -251,6 +251,13 @@ XLA_F32_VALUES = {
     "log1p": [(3.593994617462158, 1069755138), (1.2356568574905396, 1062073858),
               (1.0567349195480347, 1060674383)],
 }
+# JAX 0.10.2 on CPU; NumPy's correctly rounded values differ on each (LAX-20).
+XLA_F32_TANH_LOGISTIC = {
+    "tanh": [(-1.6038628816604614, 3211532400), (-2.6487178802490234, 3212669779),
+             (0.8408904671669006, 1060089876), (2.2720930576324463, 1065000323)],
+    "logistic": [(-1.6038628816604614, 1043035655), (-0.4967232346534729, 1052881403),
+                 (2.2720930576324463, 1063785206), (3.269566059112549, 1064738665)],
+}
 
 
 @pytest.mark.spec("LAX-11")
@@ -263,6 +270,43 @@ def test_float32_elementary_functions_are_xlas(jax, jnp, name):
     for got in (getattr(jnp, name)(x), jax.jit(getattr(jnp, name))(x)):
         assert np.asarray(got).dtype == np.float32
         np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want)
+
+
+@pytest.mark.spec("LAX-20")
+@pytest.mark.parametrize("name", sorted(XLA_F32_TANH_LOGISTIC))
+def test_float32_tanh_and_logistic_are_xlas(jax, name):
+    x = np.array([v for v, _ in XLA_F32_TANH_LOGISTIC[name]], np.float32)
+    want = np.array([bits for _, bits in XLA_F32_TANH_LOGISTIC[name]], np.uint32)
+    fun = getattr(jax.lax, name)
+    for got in (fun(x), jax.jit(fun)(x), fun(np.resize(x, 16))[:len(x)]):
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want)
+
+
+# Inputs where NumPy's float32 sin/cos are an ulp off and JAX's are not (LAX-21).
+CORRECTLY_ROUNDED_INPUTS = {
+    "sin": [1.0, 2.1016347408294678, -3.229217529296875, 2.271663188934326,
+            -2.400599956512451, -0.9637317657470703],
+    "cos": [1.2542965412139893, -1.0578924417495728, -0.8438622355461121,
+            4.637462615966797, -0.8088609576225281],
+}
+
+
+@pytest.mark.spec("LAX-21")
+@pytest.mark.parametrize("name", sorted(CORRECTLY_ROUNDED_INPUTS))
+def test_float32_sin_and_cos_are_correctly_rounded(jax, jnp, name):
+    x = np.array(CORRECTLY_ROUNDED_INPUTS[name], np.float32)
+    nearest = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    for got in (getattr(jnp, name)(x), jax.jit(getattr(jnp, name))(x)):
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint32), nearest.view(np.uint32))
+
+
+@pytest.mark.spec("LAX-20")
+def test_tanh_is_odd_and_saturates(jax):
+    x = np.array([1e-30, 3e-4, 0.5, 7.99, 8.0, 1e30, np.inf], np.float32)
+    up, down = np.asarray(jax.lax.tanh(x)), np.asarray(jax.lax.tanh(-x))
+    np.testing.assert_array_equal(up, -down)
+    np.testing.assert_array_equal(up[:2], x[:2])     # tanh(x) is x below 0.0004
+    assert up[-1] == 1 and up[-2] == 1
 
 
 @pytest.mark.spec("LAX-11")

@@ -16,7 +16,7 @@ from refjax._src.ad_api import jacrev as jacobian  # noqa: F401
 from refjax._src.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
 from refjax._src.api import (  # noqa: F401
     ShapeDtypeStruct, block_until_ready, clear_caches, device_get, device_put,
-    effects_barrier, ensure_compile_time_eval, eval_shape, jit, make_jaxpr, typeof,
+    disable_jit, effects_barrier, ensure_compile_time_eval, eval_shape, jit, make_jaxpr, typeof,
 )
 from refjax._src.array import Array  # noqa: F401
 # refjax.backends lives in backends/ in a source checkout and in
@@ -79,7 +79,6 @@ numpy_dtype_promotion = _config_module.numpy_dtype_promotion
 numpy_rank_promotion = _config_module.numpy_rank_promotion
 debug_nans = _config_module.debug_nans
 debug_infs = _config_module.debug_infs
-disable_jit = _config_module.disable_jit
 default_matmul_precision = _config_module.default_matmul_precision
 threefry_partitionable = _config_module.threefry_partitionable
 debug_key_reuse = _config_module.debug_key_reuse

@@ -34,7 +34,7 @@ class _JaxView(types.ModuleType):
         return getattr(importlib.import_module("refjax"), name)
 
     def __dir__(self):
-        return sorted(set(dir(importlib.import_module("refjax"))) | {"__version__"})
+        return sorted(set(dir(importlib.import_module("refjax"))) | {"__version__", "__version_info__"})
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -54,6 +54,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if spec.name == "jax":
             view = _JaxView("jax", __doc__)
             view.__version__ = JAX_VERSION
+            view.__version_info__ = tuple(int(p) for p in JAX_VERSION.split("."))
             view.__path__ = []
             return view
         module = importlib.import_module("refjax" + spec.name[3:])

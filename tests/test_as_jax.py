@@ -21,6 +21,8 @@ PROGRAM = textwrap.dedent("""
     assert isinstance(jnp.ones(2), jax.Array) and isinstance(jnp.ones(2), refjax.Array)
     assert refjax.numpy.__spec__.name == "refjax.numpy"
     assert refjax.as_jax.installed()
+    assert jax.__version_info__ == tuple(int(p) for p in jax.__version__.split("."))
+    assert "__version_info__" in dir(jax)
     print(jax.__version__, refjax.__version__, float(jax.grad(jnp.sin)(0.0)), sys.argv[1:])
 """)
 

@@ -29,6 +29,7 @@ LAYERS = [
     ("refjax._src.lru", 0), ("refjax._src.config_options", 0),
     ("refjax._src.monitoring", 0), ("refjax._src.profiler", 0), ("refjax._src.version", 0),
     ("refjax._src.lax.xla_cpu_math", 0), ("refjax._src.literals", 0),
+    ("refjax._src.xla_bridge", 0), ("refjax._src.traceback_util", 0),
     # 1: core. Avals, Primitive and its rule slots, traces, tracers,
     # jaxprs, eval_jaxpr and the jaxpr printer.
     ("refjax._src.core", 1),
@@ -56,6 +57,8 @@ LAYERS = [
     # 7: the public modules, and tools built on them.
     ("refjax", 7), ("refjax._src.public_test_util", 7),
     ("refjax._src.conformance_cli", 7),
+    ("refjax._src.doccheck", 7),
+    ("refjax._src.conformance_progress", 7),
 ]
 
 # Late (function-local) imports that go up a layer: (importer, imported).

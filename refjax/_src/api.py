@@ -30,7 +30,7 @@ from refjax._src import devices as _devices
 from refjax._src import dispatch, dtypes, lru, mesh
 from refjax._src import placement as sharding_impl
 from refjax._src import tree_util
-from refjax._src.array import ArrayImpl
+from refjax._src.array import Array, ArrayImpl
 from refjax._src.compiler import executable_for
 from refjax._src.core import Primitive, ShapedArray, Tracer
 from refjax._src.errors import JaxRuntimeError
@@ -422,6 +422,15 @@ _debug_infs = _config.debug_infs
 _debug_key_reuse = _config.debug_key_reuse
 
 
+@contextlib.contextmanager
+def disable_jit(disable=True):
+    """``jax.disable_jit``: inside the block jitted functions run op by op
+    (SPEC DBG-8); ``disable`` (read as a bool) sets the option for the block,
+    so ``disable_jit(disable=False)`` turns jit back on (SPEC API-108)."""
+    with _disable_jit(bool(disable)):
+        yield
+
+
 _no_execution = _config.states["jax_no_execution"]
 # Options that JAX keys its jit caches on because they change the trace
 # (SPEC CFG-21).  (``jax_high_dynamic_range_gumbel`` is not one: JAX keeps
@@ -676,8 +685,9 @@ def _refuse_execution(traced_for, name):
 # jit
 # ---------------------------------------------------------------------------
 
-class JitWrapped:
-    """The callable ``jax.jit`` returns (SPEC JIT-1).
+class PjitFunction:
+    """The callable ``jax.jit`` returns (SPEC JIT-1); its type is named
+    ``PjitFunction`` as JAX's is, which libraries test for (SPEC API-107).
 
     Everything that depends only on ``fun`` and the jit options (signature,
     argument names, static and donated positions) is worked out here, once,
@@ -719,6 +729,13 @@ class JitWrapped:
         functools.update_wrapper(self, fun, updated=())
         with _registry_lock:
             _all_jit_functions.add(self)
+
+    @property
+    def __signature__(self):
+        """The wrapped function's signature (None if it has none): what
+        ``inspect.signature`` gives even with ``follow_wrapped=False``
+        (SPEC API-109)."""
+        return _signature(self.fun)
 
     def __repr__(self):
         try:
@@ -965,7 +982,8 @@ class JitWrapped:
         return _Traced(closed, out_tree_box[0], call.in_tree, refs)
 
     def _check_output(self, leaf, path):
-        if isinstance(leaf, (Tracer, ArrayImpl, np.ndarray, np.generic, *core._SCALAR_TYPES)) \
+        # ``Array`` covers key arrays closed over as constants (SPEC API-110).
+        if isinstance(leaf, (Tracer, Array, np.ndarray, np.generic, *core._SCALAR_TYPES)) \
                 or type(leaf) in core.opaque_types:
             return
         ref_hooks.check_output(self, leaf, path)
@@ -1057,6 +1075,9 @@ class JitWrapped:
                         o.shape, o.dtype, weak_type=o.weak_type, sharding=s)
                     for o, s in zip(outs, self._flat_out_shardings(entry))]
         return tree_util.tree_unflatten(entry.traced.out_tree, outs)
+
+
+JitWrapped = PjitFunction  # the name refjax's stages and export modules use
 
 
 def _is_sharding_spec(s):

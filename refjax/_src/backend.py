@@ -12,6 +12,10 @@ import sys
 from refjax._src import config as _config
 
 _active = None
+# Called with each backend when it becomes active: the device layer starts
+# its client then, so the device count is fixed at the first operation, as
+# JAX fixes it when its backend starts (SPEC SHD-105).
+_on_start = []
 
 
 def _backends_package():
@@ -46,6 +50,8 @@ def select(name):
     """Make backend ``name`` active; raises RuntimeError if it cannot run."""
     global _active
     _active = _backends_package().load(name)
+    for hook in _on_start:
+        hook(_active)
     return _active
 
 

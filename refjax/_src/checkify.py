@@ -319,8 +319,8 @@ def _user_check(invals, msg, fmt_tree):
 def _automatic_checks(eqn, invals, outs, errors):
     name = eqn.primitive.name
     found = []
-    if DivisionByZeroError in errors and name in ("div", "rem"):
-        found.extend(_division_check(invals))
+    if DivisionByZeroError in errors and name == "div":
+        found.append(_division_check(invals))
     if OOBError in errors and name in _OOB_CHECKS:
         found.append(_OOB_CHECKS[name](eqn, invals))
     if NaNError in errors and name in _NAN_PRIMITIVES:
@@ -337,10 +337,11 @@ def _nan_check(name, outs):
 
 
 def _division_check(invals):
+    """A zero divisor of ``div`` of any dtype, as JAX checks it: float
+    division by zero is flagged too, though it gives inf rather than a
+    trap; ``rem`` is left to the NaN check (SPEC DBG-23)."""
     _, y = invals
-    if not dtypes.issubdtype(y.dtype, np.integer):
-        return []
-    return [(reductions.any(creation.asarray(y) == 0), (), lambda _: "division by zero")]
+    return (reductions.any(creation.asarray(y) == 0), (), lambda _: "division by zero")
 
 
 def _oob_record(mask, starts, axes, shape):

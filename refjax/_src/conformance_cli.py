@@ -2,16 +2,20 @@
 
     refjax-conformance [--impl NAME] [--reference NAME] [--examples N] [--seed S]
                        [--differential] [--report FILE.md] [--report-json FILE.json]
-                       [extra pytest arguments]
+                       [--progress auto|live|plain|off] [-n auto|N]
+                       [paths] [extra pytest arguments]
 
 Runs ``conformance/`` (found in the current directory or next to the refjax
 sources) against the implementation NAME (default ``refjax``; ``jax`` for real
-JAX) and prints passed/failed/skipped per SPEC.md area.  The differential
-tests compare NAME with ``--reference`` on ``--examples`` generated programs
-(seed ``--seed``); ``--differential`` runs only those.  ``--report`` and
-``--report-json`` write the results per area and per SPEC clause, with the
-reproducer of each differential failure (SPEC DIFF-14).  Exits non-zero if any
-test failed.
+JAX) and prints passed/failed/skipped per SPEC.md area.  While it runs, a
+terminal shows a live table of the areas; logs and pipes get one line per
+finished area and a progress line each minute (``--progress``).  ``-n auto``
+(pytest-xdist) spreads the tests, the differential ones included, over every
+core.  The differential tests compare NAME with ``--reference`` on
+``--examples`` generated programs (seed ``--seed``); ``--differential`` runs
+only those.  ``--report`` and ``--report-json`` write the results per area and
+per SPEC clause, with the reproducer of each differential failure (SPEC
+DIFF-14).  Exits non-zero if any test failed.
 """
 import argparse
 import collections
@@ -21,6 +25,10 @@ import os
 import re
 import subprocess
 import sys
+
+from refjax._src.conformance_progress import PROGRESS_MODES, AreaTally
+
+PLUGIN = "refjax._src.conformance_progress"
 
 
 def find_conformance_dir():
@@ -49,39 +57,6 @@ def spec_titles(spec_path):
 def area_titles(spec_path):
     """{'DT': 'Dtypes, promotion and weak types', ...} from SPEC.md headings."""
     return spec_titles(spec_path)[0]
-
-
-class AreaTally:
-    """A pytest plugin counting outcomes per SPEC area and clause of each
-    test, and keeping each failure's message and reproducer."""
-
-    def __init__(self):
-        self.clause_of = {}
-        self.counts = collections.defaultdict(collections.Counter)
-        self.clauses = collections.defaultdict(collections.Counter)
-        self.failures = []
-
-    def pytest_collection_modifyitems(self, items):
-        for item in items:
-            marker = item.get_closest_marker("spec")
-            self.clause_of[item.nodeid] = marker.args[0] if marker else "UNCITED"
-
-    def pytest_runtest_logreport(self, report):
-        # One count per test: its call, or the setup/teardown that stopped it.
-        if report.when == "call" or (report.when != "call" and report.outcome != "passed"):
-            clause = self.clause_of.get(report.nodeid, "?")
-            self.counts[clause.split("-")[0]][report.outcome] += 1
-            self.clauses[clause][report.outcome] += 1
-            if report.outcome == "failed":
-                props = dict(report.user_properties)
-                self.failures.append({
-                    "test": report.nodeid, "clause": clause,
-                    "message": props.get("disagreement") or _last_lines(report.longreprtext),
-                    "reproducer": props.get("reproducer")})
-
-
-def _last_lines(text, n=30):
-    return "\n".join(text.strip().splitlines()[-n:])
 
 
 def format_table(counts, titles, impl):
@@ -232,19 +207,25 @@ def main(argv=None):
                         help="write results per area and SPEC clause, with reproducers")
     parser.add_argument("--report-json", default=None, metavar="FILE.json",
                         help="the same report as JSON")
+    parser.add_argument("--progress", choices=PROGRESS_MODES, default="auto",
+                        help="while running: a live table per area (live), a line per "
+                        "finished area and each minute (plain), nothing (off); auto: live "
+                        "on a terminal, else plain")
     args, extra = parser.parse_known_args(argv)
     directory = find_conformance_dir()
     paths, extra = split_paths(extra)
     target = os.path.join(directory, "test_differential.py") if args.differential else directory
-    tally = AreaTally()
-    # Not -q: pytest names each file with its progress, so the long
-    # differential stretch does not look like a hang.
-    code = pytest.main([*(paths or [target]), *pytest_options(args), "-p", "no:cacheprovider",
-                        *extra], plugins=[tally])
     spec_path = os.path.join(os.path.dirname(directory), "SPEC.md")
+    titles = area_titles(spec_path)
+    tally = AreaTally(titles, args.progress)
+    # Not -q: pytest names each file with its progress, so the long
+    # differential stretch does not look like a hang.  The plugin goes by
+    # -p too, so that xdist's workers tag their reports (SPEC BE-11).
+    code = pytest.main([*(paths or [target]), *pytest_options(args), "-p", "no:cacheprovider",
+                        "-p", PLUGIN, *extra], plugins=[tally])
     reference = resolve_reference(directory, args.impl, args.reference)
     print()
-    print(format_table(tally.counts, area_titles(spec_path), args.impl))
+    print(format_table(tally.counts, titles, args.impl))
     print(describe_run(directory, args.impl, reference))
     if args.report or args.report_json:
         data = report_data(tally, spec_path, args.impl, reference)

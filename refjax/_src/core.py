@@ -100,6 +100,15 @@ class ShapedArray:
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
 
+    def to_tangent_aval(self):
+        """The type of this type's tangents (and cotangents): the same
+        shape, ``float0`` unless the dtype is inexact (SPEC EXT-16)."""
+        inexact = (not isinstance(self.dtype, dtypes.ExtendedDType)
+                   and dtypes.issubdtype(self.dtype, np.inexact))
+        return self if inexact else self.update(dtype=dtypes.float0)
+
+    to_ct_aval = to_tangent_aval
+
 
 # ``x.aval`` for a concrete array: array.py cannot import this module.
 ArrayImpl.aval = property(lambda self: get_aval(self), doc="The array's type "
@@ -250,6 +259,12 @@ class Primitive:
             return _apply_primitive(self, args, params)
         return trace.process_primitive(self, args, params)
 
+    def get_bind_params(self, params):
+        """The keyword arguments that apply an equation of this primitive
+        again: ``prim.bind(*operands, **prim.get_bind_params(eqn.params))``
+        (SPEC EXT-17)."""
+        return dict(params)
+
     def not_supported(self, rule, reason):
         """Record that this primitive has no ``rule`` on purpose, and why."""
         self.unsupported[rule] = reason
@@ -300,6 +315,12 @@ class Trace:
 
     def invalidate(self):
         self.is_valid = False
+
+    @property
+    def main(self):
+        """The identity of this transformation: a tracer ``t`` belongs to it
+        when ``t._trace.main is trace.main`` (SPEC EXT-15)."""
+        return self
 
 
 class EvalTrace(Trace):

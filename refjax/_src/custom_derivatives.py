@@ -27,6 +27,41 @@ from refjax._src.interpreters.ad import Zero
 SymbolicZero = Zero
 
 
+class _WrappedCall:
+    """A function held by a custom-derivative equation, callable as JAX's
+    ``WrappedFun``: ``f.call_wrapped(*args)`` or ``f(*args)``."""
+
+    def __init__(self, fun):
+        self.f = fun
+
+    def call_wrapped(self, *args):
+        return self.f(*args)
+
+    __call__ = call_wrapped
+
+
+class _CustomCallPrimitive(Primitive):
+    """``custom_jvp_call``/``custom_vjp_call``: ``get_bind_params`` adds
+    JAX's ``subfuns`` (the function, as a ``WrappedFun``-like callable of
+    every operand, then the rules), which ``bind`` accepts and ignores, as
+    the other parameters hold the same functions (SPEC EXT-17)."""
+
+    def get_bind_params(self, params):
+        fun = _WrappedCall(core.jaxpr_as_fun(params["call_jaxpr"]))
+        if "jvp_jaxpr_fun" in params:
+            def jvp(*xs):
+                half = len(xs) // 2
+                outs, touts = _custom_jvp_call_jvp(xs[:half], xs[half:], **params)
+                return [*outs, *touts]
+            rules = (_WrappedCall(jvp),)
+        else:
+            rules = (params["fwd"], params["bwd"])
+        return dict(params, subfuns=(fun, *rules))
+
+    def bind(self, *args, subfuns=None, **params):
+        return super().bind(*args, **params)
+
+
 def _resolve_kwargs(fun, args, kwargs, kind="custom_jvp"):
     """Keyword arguments moved into their positions (custom rules see
     positional arguments only).  A call that does not bind to ``fun``'s
@@ -153,6 +188,14 @@ def _runs_directly(args):
             and not any(isinstance(x, core.Tracer) for x in leaves))
 
 
+def _all_known(trace, args):
+    """Whether ``trace`` is linearization's partial evaluation and every
+    argument is known: the call then belongs to the enclosing trace, which
+    under a JVP calls only the rule, never the function (SPEC CDR-21)."""
+    return isinstance(trace, ad.PartialEvalTrace) and not any(
+        trace.is_unknown(x) for x in tree_util.tree_leaves(args))
+
+
 def _aval_type_str(aval):
     return aval.strip_weak_type().str_short()
 
@@ -231,6 +274,9 @@ class custom_jvp:
         if _runs_directly(args):
             return self.fun(*args)
         trace = core.current_trace()
+        if _all_known(trace, args):
+            with core.set_current_trace(trace.parent):
+                return self(*args)
         static, dyn = _split_static(args, nondiff)
         if isinstance(trace, ad.JVPTrace):
             return self._differentiate(trace, static, dyn, name, nondiff)
@@ -264,7 +310,7 @@ class custom_jvp:
                                                    for p, t in zip(out_p, out_t)])
 
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p = _CustomCallPrimitive("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.sharding_rule = placement.call_sharding_rule("call_jaxpr")
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 
@@ -481,6 +527,9 @@ class custom_vjp:
         nondiff = _nondiff_positions(self.nondiff_argnums, len(args))
         if _runs_directly(args):
             return self.fun(*args)
+        if _all_known(core.current_trace(), args):
+            with core.set_current_trace(core.current_trace().parent):
+                return self(*args)
         static, dyn = _split_static(args, nondiff)
         if any(isinstance(x, core.Tracer) for x in tree_util.tree_leaves(static)):
             raise errors.UnexpectedTracerError(_NONDIFF_TRACER)
@@ -575,7 +624,7 @@ def _vjp_rules_now(trace, leaves, params):
     return [trace.new(p, t) for p, t in zip(outs, lin)]
 
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p = _CustomCallPrimitive("custom_vjp_call", multiple_results=True)
 custom_vjp_call_p.sharding_rule = placement.call_sharding_rule("call_jaxpr")
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 def_call(custom_vjp_call_p, "call_jaxpr")

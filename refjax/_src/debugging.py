@@ -107,7 +107,8 @@ def _run_callback(run, *args, **kwargs):
         return run(*args, **kwargs)
     except errors.JaxRuntimeError:
         raise
-    except Exception as err:  # noqa: BLE001 -- any failure of user code
+    except (Exception, SystemExit) as err:  # noqa: BLE001 -- any failure of user
+        # code; a compiled program turns even sys.exit() into its error (DBG-18).
         raise _callback_failed(err) from err
 
 
@@ -246,7 +247,14 @@ def _debug_callback_abstract_eval(*avals, callback, effect, partitioned):
 
 @debug_callback_p.def_impl
 def _debug_callback_impl(*buffers, callback, effect, partitioned):
-    callback(*buffers)
+    try:
+        callback(*buffers)
+    except BaseException:
+        # As JAX does, a failing debug callback (even one that exits, like a
+        # breakpoint reading the end of stdin) is logged before it raises
+        # (SPEC DBG-18).
+        logger.exception("jax.debug.callback failed")
+        raise
     return []
 
 

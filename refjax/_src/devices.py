@@ -1,8 +1,10 @@
 """Devices as JAX shows them (SPEC ARR-9).
 
 A device is a place an array lives: one per physical device of the active
-backend, or ``jax_num_cpu_devices`` simulated CPU devices on NumPy.  The
-sharding layer (Mesh, NamedSharding, pmap) builds on this list.
+backend, or simulated CPU devices on NumPy, as many as the CPU backend
+was given when it started (``jax_num_cpu_devices``, else ``XLA_FLAGS``;
+``xla_bridge`` keeps that record, SPEC SHD-105).  The sharding layer
+(Mesh, NamedSharding, pmap) builds on this list.
 """
 
 import contextlib
@@ -11,9 +13,8 @@ import threading
 
 from refjax._src import backend as _backend
 from refjax._src import config as _config
+from refjax._src import xla_bridge
 from refjax._src.errors import JaxRuntimeError
-
-_cache = {}
 
 
 class Device:
@@ -33,7 +34,8 @@ class Device:
 
     @property
     def client(self):
-        return None
+        """The started backend this device belongs to (SPEC SHD-105)."""
+        return xla_bridge._backends.get("cpu" if self.platform == "cpu" else "cuda")
 
     def __repr__(self):
         return f"{self._repr_name}(id={self.id})"
@@ -49,11 +51,34 @@ class Device:
         return hash((self.platform, self.id))
 
 
-def _device_count(be):
+def _platform_key(be):
+    return "cpu" if be.platform == "cpu" else "cuda"
+
+
+def _start(be):
+    """Start ``be``: fix its device count and make its devices."""
     if be.platform == "cpu":
-        n = _config.num_cpu_devices.value
-        return 1 if n is None or n < 1 else n
-    return be.device_count()
+        count, names = xla_bridge.cpu_device_count(), ("CpuDevice", "cpu")
+    else:
+        count, names = be.device_count(), ("CudaDevice", "cuda")
+    made = tuple(Device(i, be.platform, be.device_kind(), *names)
+                 for i in range(count))
+    return xla_bridge.Client(be, made)
+
+
+def client(be=None):
+    """The started client of backend ``be`` (the active one by default),
+    starting it on first use as JAX starts a backend."""
+    be = be or _backend.get()
+    found = xla_bridge._backends.get(_platform_key(be))
+    if found is None or found.backend is not be:
+        found = _start(be)
+        xla_bridge._backends[_platform_key(be)] = found
+        _config.mark_devices_in_use()
+    return found
+
+
+_backend._on_start.append(client)
 
 
 def _platform_names(platform):
@@ -85,15 +110,7 @@ def devices(backend=None):
     """All devices of the active backend, in id order."""
     be = _backend.get()
     _check_backend(backend, be)
-    key = (be.name, _device_count(be))
-    found = _cache.get(key)
-    if found is None:
-        names = ("CpuDevice", "cpu") if be.platform == "cpu" else ("CudaDevice", "cuda")
-        found = [Device(i, be.platform, be.device_kind(), *names)
-                 for i in range(key[1])]
-        _cache[key] = found
-    _config.mark_devices_in_use()
-    return list(found)
+    return list(client(be)._devices)
 
 
 def first_device():

@@ -59,19 +59,22 @@ def apply_primitive(primitive, args, params):
         sig.append(tuple(params.items()))
     sig = tuple(sig)
     try:
-        plan = _eager_plans[sig]
-    except KeyError:
+        plan = _eager_plans.get(sig, _MISSING)
+    except TypeError:           # a parameter that cannot be hashed
+        return _apply_general(primitive, args, params)
+    if plan is _MISSING:
+        # Outside the lookup's try: an error of the primitive itself must
+        # not carry a KeyError as its context in the user's traceback.
         if _config.overrides_active() or not _plain_params(params):
             return _apply_general(primitive, args, params)
         plan = _EagerPlan.make(primitive, args, params)
         lru.put_bounded(_eager_plans, sig, plan, _MAX_PLANS)  # oldest out (THR-5)
-    except TypeError:           # a parameter that cannot be hashed
-        return _apply_general(primitive, args, params)
     if plan is None or _overrides.values:
         return _apply_general(primitive, args, params)
     return plan.run([a._buffer for a in args], params)
 
 
+_MISSING = object()
 _PLAIN_TYPES = (type(None), bool, int, float, str, np.dtype, enum.Enum)
 
 

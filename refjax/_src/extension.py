@@ -33,7 +33,8 @@ import weakref
 
 import numpy as np
 
-from refjax._src import core, dtypes, errors, vmap_api
+from refjax._src import api, core, dtypes, errors, lru, vmap_api
+from refjax._src.array import Array
 from refjax._src.core import Primitive, ShapedArray
 from refjax._src.interpreters import ad, batching
 from refjax._src.interpreters import partial_eval as pe
@@ -83,7 +84,7 @@ class RuleTable(collections.abc.MutableMapping):
         rule = getattr(prim, self._slot, None) if isinstance(prim, Primitive) else None
         if rule is None:
             raise KeyError(prim)
-        return rule
+        return getattr(rule, "_jax_rule", rule)   # the rule as it was given
 
     def __setitem__(self, prim, rule):
         _check_primitive(prim, self._name)
@@ -109,7 +110,16 @@ class RuleTable(collections.abc.MutableMapping):
         return f"<{self._name}: view of Primitive.{self._slot}, {len(self)} rules>"
 
 
-primitive_jvps = RuleTable("primitive_jvps", "jvp")
+def _jvp_taking_tuples(prim, rule):
+    """JAX calls JVP rules with tuples of primals and tangents; refjax's
+    own rules take lists (SPEC EXT-18)."""
+    def jvp(primals, tangents, **params):
+        return rule(tuple(primals), tuple(tangents), **params)
+    jvp._jax_rule = rule
+    return jvp
+
+
+primitive_jvps = RuleTable("primitive_jvps", "jvp", _jvp_taking_tuples)
 primitive_transposes = RuleTable("primitive_transposes", "transpose")
 fancy_primitive_batchers = RuleTable("fancy_primitive_batchers", "batch")
 
@@ -153,14 +163,15 @@ def _wrap_plain_batcher(prim, batcher):
     def rule(axis_data, vals, dims, **params):
         if all(d is None for d in dims):
             return _unmapped_result(prim, vals, params)
-        return batcher(vals, dims, **params)
+        return batcher(tuple(vals), tuple(dims), **params)   # JAX passes tuples
     rule.__wrapped__ = batcher
     return rule
 
 
 def _wrap_axis_batcher(prim, batcher):
     def rule(axis_data, vals, dims, **params):
-        return batcher(axis_data.size, axis_data.name, None, vals, dims, **params)
+        return batcher(axis_data.size, axis_data.name, None, tuple(vals), tuple(dims),
+                       **params)
     rule.__wrapped__ = batcher
     return rule
 
@@ -364,13 +375,41 @@ def register_lowering(prim, rule, platform=None, inline=True, cacheable=True):
     return rule
 
 
+# Operands that are JAX values rather than backend buffers.
+_JAX_VALUES = (core.Tracer, Array, bool, int, float, complex)
+
+
+_MAX_LOWERED_PROGRAMS = 256
+
+
 def _impl_from_lowering(prim, lowered):
+    """The implementation a ``lower_fun(fun)`` rule gives: ``fun`` compiled
+    once per set of parameters (and, by ``jit``, per argument signature), as
+    JAX lowers it once per compilation, so ``fun`` runs its Python code only
+    when traced (SPEC EXT-19)."""
     fun, multiple = lowered.fun, lowered.multiple_results
+    compiled = {}
+
+    def program(params):
+        try:
+            key = tuple(sorted(params.items()))
+            found = compiled.get(key)
+        except TypeError:               # a parameter that cannot be hashed
+            return lambda *args: fun(*args, **params)
+        if found is None:
+            found = api.jit(lambda *args: fun(*args, **params))
+            lru.put_bounded(compiled, key, found, _MAX_LOWERED_PROGRAMS)
+        return found
 
     def impl(*buffers, **params):
+        if any(isinstance(b, _JAX_VALUES) and not isinstance(b, np.generic)
+               for b in buffers):
+            # Called directly on JAX values, as JAX's ``prim.impl`` may be
+            # (equinox's finalisation does): run ``fun`` on them (SPEC EXT-18).
+            return fun(*buffers, **params)
         args = [core.wrap_buffer(b, ShapedArray(np.shape(b), b.dtype)) for b in buffers]
         with core.set_current_trace(core.eval_trace):
-            out = fun(*args, **params)
+            out = program(params)(*args)
         if multiple:
             return [core.to_buffer(o) for o in out]
         return core.to_buffer(out)

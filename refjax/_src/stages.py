@@ -8,6 +8,7 @@ signature and the parsed call; running a ``Compiled`` goes back through the
 from refjax._src import core, tree_util
 from refjax._src.compiler import executable_for
 from refjax._src.core import Tracer
+from refjax._src.errors import JaxRuntimeError
 from refjax._src.shape_dtype_struct import _shape_dtype_struct
 
 
@@ -134,6 +135,12 @@ class Lowered:
         return self._call.in_tree
 
     def compile(self, compiler_options=None):
+        """The compiled program.  ``compiler_options`` names XLA options;
+        refjax has no XLA, so it checks only that each name is an XLA option
+        name (``xla_...``) and ignores the values (SPEC JIT-15)."""
+        for name in compiler_options or {}:
+            if not (isinstance(name, str) and name.startswith("xla_")):
+                raise JaxRuntimeError(f"INVALID_ARGUMENT: No such compile option: '{name}'")
         return Compiled(self._wrapped, self._entry, self._call)
 
     def cost_analysis(self):

@@ -205,13 +205,16 @@ def _wraps(fun):
         doc += "\n\nOriginal documentation:\n\n" + fun.__doc__
 
     def wrap(vmap_f):
-        vmap_f.__dict__.update(getattr(fun, "__dict__", {}))
-        vmap_f.__name__ = name
-        vmap_f.__qualname__ = getattr(fun, "__qualname__", name)
-        vmap_f.__module__ = getattr(fun, "__module__", "<unknown module>")
-        vmap_f.__doc__ = doc
-        vmap_f.__annotations__ = getattr(fun, "__annotations__", {})
-        vmap_f.__wrapped__ = fun
+        try:
+            vmap_f.__dict__.update(getattr(fun, "__dict__", {}))
+            vmap_f.__name__ = name
+            vmap_f.__qualname__ = getattr(fun, "__qualname__", name)
+            vmap_f.__module__ = getattr(fun, "__module__", "<unknown module>")
+            vmap_f.__doc__ = doc
+            vmap_f.__annotations__ = getattr(fun, "__annotations__", {})
+            vmap_f.__wrapped__ = fun
+        except Exception:
+            pass        # a callable whose metadata cannot be set is vmapped as is
         return vmap_f
     return wrap
 

@@ -72,3 +72,25 @@ def describe_run():
 if importlib.util.find_spec("pytest_benchmark") is not None:
     def pytest_benchmark_update_machine_info(config, machine_info):
         machine_info["refjax_bench"] = describe_run()
+
+
+# -- timings only when asked for ---------------------------------------------
+# A plain `pytest` runs each benchmark once, as a test, with no timing rounds
+# and no table (pytest-benchmark's --benchmark-disable); these options ask
+# for the timings (SPEC BE-13).
+TIMING_OPTIONS = ("benchmark_enable", "benchmark_only", "benchmark_json", "benchmark_save",
+                  "benchmark_autosave", "benchmark_compare", "benchmark_histogram")
+
+
+def timings_requested(config):
+    return any(config.getoption(name, None) for name in TIMING_OPTIONS)
+
+
+if importlib.util.find_spec("pytest_benchmark") is not None:
+    import pytest
+
+    @pytest.hookimpl(trylast=True)     # after pytest-benchmark made its session
+    def pytest_configure(config):
+        session = getattr(config, "_benchmarksession", None)
+        if session is not None and not timings_requested(config):
+            session.disabled = True

@@ -134,6 +134,36 @@ def _layout(lhs_shape, rhs_shape, dimension_numbers):
                    batch + lf + rf, k)
 
 
+# XLA's CPU matrix-vector product adds up fewer than this many float32
+# products one after another, each with a fused multiply-add.
+_FMA_MATVEC_MAX_K = 8
+
+
+def _product_for(lay, compute):
+    """The kernel multiplying the 2-D or 3-D operands of ``lay``."""
+    if lay.k == 1:
+        # Nothing contracted (outer products, as per-example gradients
+        # make): a broadcast multiply beats many one-column matmuls.
+        return _xp().multiply
+    if (np.dtype(compute) == np.float32 and len(lay.a_shape) == 2
+            and lay.b_shape[-1] == 1 and lay.k < _FMA_MATVEC_MAX_K):
+        return _fma_matvec
+    return _xp().matmul
+
+
+def _fma_matvec(a, b):
+    """``a @ b`` for an (m, k) float32 matrix and a (k, 1) vector, k < 8,
+    as XLA's CPU computes it: the products are added in order of k, each
+    with one rounding to float32 (a fused multiply-add, exact in float64
+    before that rounding), so results match JAX's bit for bit (SPEC LAX-19)."""
+    xp = _xp()
+    a64, b64 = a.astype(xp.float64), b[:, 0].astype(xp.float64)
+    total = xp.zeros(a.shape[0], xp.float64)
+    for i in range(a.shape[1]):
+        total = (a64[:, i] * b64[i] + total).astype(xp.float32).astype(xp.float64)
+    return total.astype(xp.float32).reshape(-1, 1)
+
+
 @dot_general_p.def_impl
 def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
                       preferred_element_type, out_sharding):
@@ -146,9 +176,7 @@ def _dot_general_impl(lhs, rhs, dimension_numbers, precision,
     a = xp.transpose(lhs.astype(compute, copy=False), lay.lperm).reshape(lay.a_shape)
     b = xp.transpose(rhs.astype(compute, copy=False), lay.rperm).reshape(lay.b_shape)
     with np.errstate(all="ignore"):
-        # Nothing contracted (outer products, as per-example gradients
-        # make): a broadcast multiply beats many one-column matmuls.
-        out = a * b if lay.k == 1 else xp.matmul(a, b)
+        out = _product_for(lay, compute)(a, b)
     return out.reshape(lay.out_shape).astype(out_dtype, copy=False)
 
 
@@ -160,8 +188,8 @@ def _specialize_dot_general(avals_in, avals_out, dimension_numbers, precision,
     dot_algorithms.check_cpu_algorithm(precision)      # SPEC LXM-14
     lhs, rhs = avals_in
     out_dtype = avals_out[0].dtype
-    lperm, rperm, a_shape, b_shape, out_shape, k = _layout(
-        lhs.shape, rhs.shape, dimension_numbers)
+    lay = _layout(lhs.shape, rhs.shape, dimension_numbers)
+    lperm, rperm, a_shape, b_shape, out_shape, k = lay
     compute = _dot_compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
     xp = _xp()
     # Each step is kept only when it changes something.
@@ -170,7 +198,7 @@ def _specialize_dot_general(avals_in, avals_out, dimension_numbers, precision,
     perm_l = lperm != tuple(range(len(lhs.shape)))
     perm_r = rperm != tuple(range(len(rhs.shape)))
     cast_out = compute != out_dtype
-    product = xp.multiply if k == 1 else xp.matmul
+    product = _product_for(lay, compute)
 
     def kernel(a, b):
         if cast_l:

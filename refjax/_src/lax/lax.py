@@ -416,19 +416,20 @@ log1p_p, log1p = _unary("log1p", _fp, _xla_cpu(
     lambda z: xla_cpu_math.log1p_complex(_xp(), z) if z.dtype.kind == "c"
     else _xp().log1p(z)), accuracy=True)
 ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
-tanh_p, tanh = _unary("tanh", _fp, lambda x: _xp().tanh(x), accuracy=True)
+tanh_p, tanh = _unary("tanh", _fp, _xla_cpu("tanh", xla_cpu_math.tanh_f32), accuracy=True)
 ad.defjvp2(tanh_p, lambda g, ans, x, accuracy: (
     mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
                                  logistic(mul(_const(x, -2), x), accuracy=accuracy))))
     if accuracy is AccuracyMode.HIGHEST
     else mul(add(g, mul(g, ans)), sub(_const(x, 1), ans))))
-logistic_p, logistic = _unary("logistic", _fp, _logistic, accuracy="ignored")
+logistic_p, logistic = _unary("logistic", _fp, _xla_cpu("logistic", xla_cpu_math.logistic_f32,
+                                                        other=_logistic), accuracy="ignored")
 ad.defjvp2(logistic_p, lambda g, ans, x, accuracy: mul(g, mul(ans, (
     logistic(neg(x)) if accuracy is AccuracyMode.HIGHEST
     else sub(_const(ans, 1), ans)))))
-sin_p, sin = _unary("sin", _fp, lambda x: _xp().sin(x), accuracy=True)
+sin_p, sin = _unary("sin", _fp, _xla_cpu("sin", xla_cpu_math.sin_f32), accuracy=True)
 ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
-cos_p, cos = _unary("cos", _fp, lambda x: _xp().cos(x), accuracy=True)
+cos_p, cos = _unary("cos", _fp, _xla_cpu("cos", xla_cpu_math.cos_f32), accuracy=True)
 ad.defjvp(cos_p, lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
 tan_p, tan = _unary("tan", _fp, _xla_cpu("tan", xla_cpu_math.tan_f32), accuracy=True)
 ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
@@ -1253,7 +1254,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     """Cast ``operand``; scalar constants are folded at trace time (JXP-3).
 
     Returns ``operand`` itself when dtype and weak type already match and it
-    is an array; Python scalars become arrays.
+    is an array or a tracer of an unknown value; Python scalars become arrays,
+    and a tracer of a concrete value (eager ``jvp``) is converted (AD-105).
     """
     if not isinstance(new_dtype, np.dtype):
         pass
@@ -1280,9 +1282,13 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     weak_type = bool(weak_type)
     check_python_complex(operand, new_dtype, weak_type)
     if (aval.dtype, aval.weak_type) == (new_dtype, weak_type):
-        if isinstance(operand, (Tracer, core.ArrayImpl)):
+        if isinstance(operand, core.ArrayImpl) or (
+                isinstance(operand, Tracer) and operand.to_concrete_value() is None):
             return operand
-        return core.wrap_buffer(core.to_buffer(operand), aval)
+        if not isinstance(operand, Tracer):
+            return core.wrap_buffer(core.to_buffer(operand), aval)
+        # A tracer of a concrete value (eager jvp) is converted, as in JAX:
+        # its tangent then comes out an Array, not the Python scalar given.
     if not isinstance(operand, Tracer) and aval.shape == ():
         with core.set_current_trace(core.eval_trace):
             return convert_element_type_p.bind(
@@ -1369,6 +1375,10 @@ def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):
                                       weak_type=weak_type, sharding=sharding)
     if ad.tangent_dtype(new_dtype) == ad.float0:
         return out, ad.Zero.from_primal_value(out)
+    # Through _convert_element_type, so a tangent already of that type is
+    # passed on, not staged as a no-op conversion (JAX's linear jaxprs).
+    if sharding is None:
+        return out, _convert_element_type(tangents[0], new_dtype, weak_type)
     return out, convert_element_type_p.bind(tangents[0], new_dtype=new_dtype,
                                             weak_type=weak_type, sharding=sharding)
 

@@ -59,8 +59,25 @@ def _reduction(name, classes, impl, extra_params=(), check=None):
     return prim
 
 
+# XLA's CPU sum adds up to this many elements one after another, in
+# row-major order; longer sums it splits in ways not specified here.
+_SEQUENTIAL_SUM_MAX = 32
+_SEQUENTIAL_SUM_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+
+
 def _sum_impl(x, axes):
-    return _xp().sum(x, axis=axes, dtype=x.dtype)
+    """Float sums of at most 32 elements per result are accumulated left to
+    right in row-major order, so their rounding is XLA's bit for bit
+    (SPEC LAX-18); longer sums use the array library's order."""
+    xp = _xp()
+    count = math.prod(x.shape[a] for a in axes)
+    if (0 < count <= _SEQUENTIAL_SUM_MAX and len(axes) > 0
+            and x.dtype.type in _SEQUENTIAL_SUM_DTYPES):
+        kept = [a for a in range(x.ndim) if a not in axes]
+        rows = xp.transpose(x, kept + sorted(axes)).reshape(
+            tuple(x.shape[a] for a in kept) + (count,))
+        return xp.cumsum(rows, axis=-1, dtype=x.dtype)[..., -1]
+    return xp.sum(x, axis=axes, dtype=x.dtype)
 
 
 def _prod_impl(x, axes):

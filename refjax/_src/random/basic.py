@@ -236,7 +236,7 @@ def check_shape(name, shape, *param_shapes):
                 f"{tuple(shape)}.")
 
 
-def user_dtype(dtype, default, fun_name):
+def user_dtype(dtype, default):
     """``dtype`` canonicalized (warning when 64-bit is asked for with x64
     off), or the default dtype of its kind."""
     if dtype is None:
@@ -248,7 +248,7 @@ def user_dtype(dtype, default, fun_name):
         # Not a dtype to canonicalize: the sampler's kind check refuses it
         # with its ValueError, as in JAX (found by the bad-input fuzz).
         return dtype
-    return dtypes.check_user_dtype(dtype, fun_name)
+    return dtypes.check_user_dtype(dtype, None)
 
 
 def random_bits(key, bit_width, shape):
@@ -260,7 +260,7 @@ def bits(key, shape=(), dtype=None):
     """Uniform random bits as unsigned integers (RNG-4)."""
     typed, _ = _check_prng_key("bits", key)
     given = dtype
-    dtype = user_dtype(dtype, dtypes.default_uint_dtype, "bits")
+    dtype = user_dtype(dtype, dtypes.default_uint_dtype)
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError("dtype argument to `bits` must be an unsigned int "
                          f"dtype, got {_shown_dtype(given, dtype)}")
@@ -284,7 +284,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 def _float_dtype(dtype, kind, name, what):
     """The canonical requested (or default float) dtype, which must be of
     ``kind``: JAX's ValueError names the dtype as the user gave it (RNG-17)."""
-    canonical = user_dtype(dtype, dtypes.default_float_dtype, name)
+    canonical = user_dtype(dtype, dtypes.default_float_dtype)
     if not dtypes.issubdtype(canonical, kind):
         raise ValueError(f"dtype argument to `{name}` must be {what}, "
                          f"got {_shown_dtype(dtype, canonical)}")
@@ -369,7 +369,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     ``maxval`` beyond the dtype's range still reaches the dtype's maximum."""
     typed, _ = _check_prng_key("randint", key)
     shape = canonicalize_shape(shape)
-    dtype = user_dtype(dtype, dtypes.default_int_dtype, "randint")
+    dtype = user_dtype(dtype, dtypes.default_int_dtype)
     if not dtypes.issubdtype(dtype, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info = np.iinfo(dtype)

@@ -48,7 +48,7 @@ def _while_loop(cond, body, init):
 def _float_dtype(dtype, name, kinds=np.floating, what="a float"):
     """The canonical float dtype asked for (default float32 with x64 off);
     a non-float dtype raises JAX's ValueError (RNG-30)."""
-    dtype = user_dtype(dtype, dtypes.default_float_dtype, name)
+    dtype = user_dtype(dtype, dtypes.default_float_dtype)
     if not dtypes.issubdtype(dtype, kinds):
         raise ValueError(f"dtype argument to `{name}` must be {what} "
                          f"dtype, got {dtype}")
@@ -332,7 +332,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     mean, cov = util.promote_dtypes_inexact(*util.huge_ints_as_floats((mean, cov)))
     if method not in {"svd", "eigh", "cholesky"}:
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-    dtype = mean.dtype if dtype is None else user_dtype(dtype, None, "multivariate_normal")
+    dtype = mean.dtype if dtype is None else user_dtype(dtype, None)
     if not dtypes.issubdtype(dtype, np.floating):
         raise ValueError("dtype argument to `multivariate_normal` must be a float "
                          f"dtype, got {dtype}")
@@ -382,7 +382,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     m_ = n if m is None else m
     shape = canonicalize_shape(shape)
     key, _ = _check_prng_key("orthogonal", key)
-    dtype = user_dtype(dtype, dtypes.default_float_dtype, "orthogonal")
+    dtype = user_dtype(dtype, dtypes.default_float_dtype)
     _check_shape("orthogonal", shape)
     # operator.index, as JAX: 'a' or 2.5 is a TypeError, not int()'s ValueError.
     where = "The error occurred in jax.random.orthogonal()"
@@ -813,7 +813,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
     """``sign * gamma(1/p) ** (1/p)`` (RNG-40)."""
     shape = canonicalize_shape(shape)
     key, _ = _check_prng_key("generalized_normal", key)
-    dtype = user_dtype(dtype, dtypes.default_float_dtype, "generalized_normal")
+    dtype = user_dtype(dtype, dtypes.default_float_dtype)
     util.check_arraylike("generalized_normal", p)   # JAX computes 1 / p first
     if not dtypes.issubdtype(dtype, np.floating):
         # JAX checks through the gamma sampler it calls, and names it.
@@ -839,7 +839,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
     from refjax._src import core
     shape = canonicalize_shape(shape)
     key, _ = _check_prng_key("ball", key)
-    dtype = user_dtype(dtype, dtypes.default_float_dtype, "ball")
+    dtype = user_dtype(dtype, dtypes.default_float_dtype)
     _check_shape("ball", shape)
     d = core.concrete_or_error(operator.index, d, "The error occurred in jax.random.ball()")
     return _ball(key, p, d, shape, dtype)

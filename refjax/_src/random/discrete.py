@@ -118,7 +118,7 @@ def rademacher(key, shape=(), dtype=None):
     """-1 or +1 with equal probability: ``2 * bernoulli(key, 0.5) - 1`` in
     ``dtype`` (default int) (SPEC RNG-52)."""
     key, _ = _check_prng_key("rademacher", key)
-    dtype = _random.user_dtype(dtype, dtypes.default_int_dtype, "rademacher")
+    dtype = _random.user_dtype(dtype, dtypes.default_int_dtype)
     shape = canonicalize_shape(shape)
     return _rademacher(key, shape, dtype)
 
@@ -146,7 +146,7 @@ def _gumbel(key, shape=(), dtype=None, mode=None):
     """Gumbel noise ``-log(-log(u))`` exactly as ``jax.random.gumbel``
     (private copy: categorical and choice need it, RNG-53)."""
     key, _ = _check_prng_key("gumbel", key)
-    dtype = _random.user_dtype(dtype, dtypes.default_float_dtype, "gumbel")
+    dtype = _random.user_dtype(dtype, dtypes.default_float_dtype)
     if not dtypes.issubdtype(dtype, np.floating):
         raise ValueError(f"dtype argument to `gumbel` must be a float "
                          f"dtype, got {dtype}")
@@ -378,7 +378,7 @@ def poisson(key, lam, shape=None, dtype=None):
     """Poisson counts with rate ``lam`` (float32 internally), in ``dtype``
     (default int) (SPEC RNG-57, RNG-58)."""
     key, _ = _check_prng_key("poisson", key)
-    dtype = _random.user_dtype(dtype, dtypes.default_int_dtype, "poisson")
+    dtype = _random.user_dtype(dtype, dtypes.default_int_dtype)
     if shape is not None:
         shape = canonicalize_shape(shape)
     else:
@@ -476,7 +476,7 @@ def geometric(key, p, shape=None, dtype=None):
     """Trials up to the first success: ``floor(log(u) / log1p(-p)) + 1``
     in an integer ``dtype`` (SPEC RNG-59)."""
     key, _ = _check_prng_key("geometric", key)
-    dtype = _random.user_dtype(dtype, dtypes.default_int_dtype, "geometric")
+    dtype = _random.user_dtype(dtype, dtypes.default_int_dtype)
     if not dtypes.issubdtype(dtype, np.integer):
         raise ValueError("dtype argument to `geometric` must be an int "
                          f"dtype, got {dtype}")
@@ -512,7 +512,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     ``dtype`` (default float) (SPEC RNG-60, RNG-61)."""
     key, _ = _check_prng_key("binomial", key)
     _util().check_arraylike("binomial", n, p)
-    dtype = _random.user_dtype(dtype, dtypes.default_float_dtype, "binomial")
+    dtype = _random.user_dtype(dtype, dtypes.default_float_dtype)
     if not dtypes.issubdtype(dtype, np.floating):
         raise ValueError(
             f"dtype argument to `binomial` must be a float dtype, got {dtype}")

@@ -455,6 +455,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0,
             raise TypeError(f"pmap axis_name must be hashable (a str, e.g. 'i'); "
                             f"got {name!r} of type {type(name).__name__}") from None
         return jitted(*args, **kwargs)
+
+    def lower(*args, **kwargs):
+        """Ahead-of-time: the pmapped program for these arguments, as
+        ``jit(...).lower`` gives it (SPEC SHD-107)."""
+        _check_statics(fun, statics, args)
+        return jitted.lower(*args, **kwargs)
+
+    pmapped.lower = lower
     return pmapped
 
 
@@ -499,8 +507,7 @@ def _pmap_call(fun, name, args, in_axes, out_axes, devices, axis_size):
     mapped = [(x, a) for x, a in zip(flat, axes) if a is not None]
     if not mapped:
         raise ValueError("pmap requires at least one argument with a mapped axis.")
-    moved = [x if a is None else _move_to_front(x, a) for x, a in zip(flat, axes)]
-    n = np.shape(moved[axes.index(next(a for a in axes if a is not None))])[0]
+    n = _pmap_axis_size(flat, axes)
     if axis_size is not None and axis_size != n:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
                          f"axis_size {n}.")
@@ -513,6 +520,8 @@ def _pmap_call(fun, name, args, in_axes, out_axes, devices, axis_size):
     devs = list(_devices.devices() if devices is None else devices)
     mesh = shd.Mesh(np.array(devs[:min(n, len(devs))], dtype=object), (name,))
     row = shd.NamedSharding(mesh, shd.PartitionSpec(name))
+    _check_mapped_ranks(flat, axes, mesh, name)
+    moved = [x if a is None else _move_to_front(x, a) for x, a in zip(flat, axes)]
     for x, a in zip(moved, axes):
         if a is not None:
             row.shard_shape(np.shape(x))   # IndivisibleError, as JAX's device_put
@@ -540,6 +549,38 @@ def _pmap_call(fun, name, args, in_axes, out_axes, devices, axis_size):
     final = [y if o in (None, 0) else _move_from_front(y, o, mesh, name)
              for y, o in zip(outs, oaxes)]
     return tree_util.tree_unflatten(tree, final)
+
+
+def _pmap_axis_size(flat, axes):
+    """The mapped axis size, read from the first mapped argument that is not
+    a Python scalar (the first mapped one if all are); only that argument
+    raises ``IndexError`` when it lacks the axis (SPEC SHD-83)."""
+    mapped = [(x, a) for x, a in zip(flat, axes) if a is not None]
+    x, axis = next(((x, a) for x, a in mapped if not _from_python_scalar(x)), mapped[0])
+    return np.shape(x)[axis]
+
+
+def _from_python_scalar(x):
+    # pmap runs under jit, so a Python scalar arrives as a weakly typed
+    # rank-0 value.
+    aval = getattr(x, "aval", None)
+    return (isinstance(x, (bool, int, float, complex))
+            or (np.ndim(x) == 0 and getattr(aval, "weak_type", False)))
+
+
+def _check_mapped_ranks(flat, axes, mesh, name):
+    """Any other mapped argument without the mapped axis fails the sharding
+    check of the computation pmap runs, with JAX's message (SPEC SHD-83)."""
+    for i, (x, axis) in enumerate(zip(flat, axes)):
+        if axis is None or axis < 0 or np.ndim(x) > axis:
+            continue
+        sharding = shd.NamedSharding(mesh, shd.PartitionSpec(*([None] * axis), name))
+        scalar = " For scalars the PartitionSpec should be P()" if np.ndim(x) == 0 else ""
+        raise ValueError(
+            f"One of pjit arguments with pytree key path flat_args[{i}] is incompatible "
+            f"with its sharding annotation {sharding}: Sharding {sharding} is only valid "
+            f"for values of rank at least {axis + 1}, but was applied to a value of rank "
+            f"{np.ndim(x)}.{scalar}")
 
 
 def _flat_axes(axes, tree, value, what):
