@@ -57,6 +57,12 @@ def jax(impl_name):
 
 
 @pytest.fixture(scope="session")
+def impl_module(impl_name):
+    """``impl_module("extend.core")``: that submodule of the implementation."""
+    return lambda name: importlib.import_module(f"{impl_name}.{name}")
+
+
+@pytest.fixture(scope="session")
 def jnp(jax):
     return jax.numpy
 

@@ -1,7 +1,6 @@
 """The internals that libraries built on JAX (equinox) read: library-frame
 registration, a transformation's identity, tangent types, re-binding jaxpr
 equations and the calling conventions of user rules (SPEC EXT-14 .. EXT-18)."""
-import importlib
 import os
 import sys
 
@@ -10,10 +9,8 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def mods(impl_name):
-    def sub(name):
-        return importlib.import_module(f"{impl_name}.{name}")
-    return {n: sub(n) for n in (
+def mods(impl_module):
+    return {n: impl_module(n) for n in (
         "core", "extend.core", "interpreters.ad", "interpreters.batching",
         "interpreters.mlir", "_src.traceback_util", "_src.api")}
 

@@ -9,10 +9,8 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def mods(impl_name):
-    def sub(name):
-        return importlib.import_module(f"{impl_name}.{name}")
-    return {n: sub(n) for n in (
+def mods(impl_module):
+    return {n: impl_module(n) for n in (
         "core", "extend.core", "interpreters.ad", "interpreters.batching",
         "interpreters.mlir", "interpreters.partial_eval", "extend",
         "extend.backend", "extend.linear_util", "extend.source_info_util")}

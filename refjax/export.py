@@ -6,7 +6,7 @@ elsewhere.  refjax produces no StableHLO (it runs jaxprs on NumPy), so
 naming that reason.  The constants and registrations that need no module
 work as in JAX.
 """
-from refjax._src.api import JitWrapped
+from refjax._src.api import PjitFunction
 
 __all__ = [
     "DisabledSafetyCheck", "Exported", "SymbolicScope", "default_export_platform",
@@ -75,7 +75,7 @@ def default_export_platform():
 
 def export(fun_jit, *, platforms=None, disabled_checks=()):
     """``export(jax.jit(f))(*args)``: refused, with the reason (API-14)."""
-    if not isinstance(fun_jit, JitWrapped):
+    if not isinstance(fun_jit, PjitFunction):
         raise ValueError(
             f"Function to be exported must be the result of `jit` but is: {fun_jit}")
 

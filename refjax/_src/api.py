@@ -1077,9 +1077,6 @@ class PjitFunction:
         return tree_util.tree_unflatten(entry.traced.out_tree, outs)
 
 
-JitWrapped = PjitFunction  # the name refjax's stages and export modules use
-
-
 def _is_sharding_spec(s):
     return s is None or s is UNSPECIFIED or isinstance(
         s, (mesh.Sharding, mesh.PartitionSpec))
@@ -1261,7 +1258,7 @@ def jit(fun=_NOT_GIVEN, *, in_shardings=None, out_shardings=None, static_argnums
             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
             keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
             out_shardings=out_shardings)
-    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums,
+    return PjitFunction(fun, static_argnums, static_argnames, donate_argnums,
                       donate_argnames, inline, keep_unused,
                       in_shardings=in_shardings, out_shardings=out_shardings)
 
@@ -1296,7 +1293,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
 
     @functools.wraps(fun)
     def make_jaxpr_f(*args, **kwargs):
-        wrapped = _tracing_only(JitWrapped(fun, static_argnums))
+        wrapped = _tracing_only(PjitFunction(fun, static_argnums))
         with contextlib.ExitStack() as stack:
             for name, size in axis_env or ():
                 stack.enter_context(core.extend_axis_env(name, size))
@@ -1318,7 +1315,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
 
 def eval_shape(fun, *args, **kwargs):
     """The output ``ShapeDtypeStruct``s of ``fun``, traced but not run (JIT-8)."""
-    return _tracing_only(JitWrapped(fun)).eval_shape(*args, **kwargs)
+    return _tracing_only(PjitFunction(fun)).eval_shape(*args, **kwargs)
 
 
 def _tracing_only(wrapped):

@@ -1,9 +1,9 @@
 """The ahead-of-time stages of ``jit``: ``Traced``, ``Lowered``, ``Compiled``
 and ``ArgInfo`` (SPEC JIT-7, API-11).
 
-Each holds the ``JitWrapped`` it came from, the cache entry of one abstract
+Each holds the ``PjitFunction`` it came from, the cache entry of one abstract
 signature and the parsed call; running a ``Compiled`` goes back through the
-``JitWrapped`` so that it obeys the same execution options as a call.
+``PjitFunction`` so that it obeys the same execution options as a call.
 """
 from refjax._src import core, tree_util
 from refjax._src.compiler import executable_for
